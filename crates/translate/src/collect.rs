@@ -1,0 +1,245 @@
+//! Folding a [`ChatEvent`] stream into one non-streaming answer.
+//!
+//! Every non-streaming response is the provider's events collected here, then
+//! rendered by the client format (`openai::render_response`,
+//! `anthropic::render_response`), so streaming and non-streaming answers can
+//! never disagree.
+
+use crate::model::{ChatEvent, ContentPart, StopReason, StreamError, Usage};
+
+/// A complete answer in canonical form.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ChatResponse {
+    /// Provider's message id, if it gave one.
+    pub id: Option<String>,
+    /// Provider's model name, if it gave one.
+    pub model: Option<String>,
+    /// Content in order: thinking, text and tool uses as they arrived.
+    pub content: Vec<ContentPart>,
+    pub stop_reason: Option<StopReason>,
+    pub stop_sequence: Option<String>,
+    pub usage: Usage,
+}
+
+impl ChatResponse {
+    /// All text parts joined (what OpenAI calls `message.content`).
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for part in &self.content {
+            if let ContentPart::Text { text, .. } = part {
+                out.push_str(text);
+            }
+        }
+        out
+    }
+
+    /// All thinking parts joined (OpenAI `reasoning_content`).
+    pub fn thinking(&self) -> String {
+        let mut out = String::new();
+        for part in &self.content {
+            if let ContentPart::Thinking { thinking, .. } = part {
+                out.push_str(thinking);
+            }
+        }
+        out
+    }
+
+    /// Whether the answer contains a tool call.
+    pub fn has_tool_calls(&self) -> bool {
+        self.content
+            .iter()
+            .any(|p| matches!(p, ContentPart::ToolUse { .. }))
+    }
+}
+
+/// Builds a [`ChatResponse`] from events, in arrival order.
+#[derive(Debug, Default)]
+pub struct Collector {
+    response: ChatResponse,
+    /// Position in `response.content` of each tool call, by its `index`.
+    tool_slots: Vec<(u32, usize)>,
+    error: Option<StreamError>,
+}
+
+impl Collector {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Fold one event in.
+    pub fn push(&mut self, event: ChatEvent) {
+        match event {
+            ChatEvent::Start { id, model } => {
+                if id.is_some() {
+                    self.response.id = id;
+                }
+                if model.is_some() {
+                    self.response.model = model;
+                }
+            }
+            ChatEvent::TextDelta(delta) => match self.response.content.last_mut() {
+                Some(ContentPart::Text { text, .. }) => text.push_str(&delta),
+                _ => self.response.content.push(ContentPart::Text {
+                    text: delta,
+                    cache_control: None,
+                }),
+            },
+            ChatEvent::ThinkingDelta(delta) => match self.response.content.last_mut() {
+                Some(ContentPart::Thinking {
+                    thinking,
+                    signature: None,
+                }) => thinking.push_str(&delta),
+                _ => self.response.content.push(ContentPart::Thinking {
+                    thinking: delta,
+                    signature: None,
+                }),
+            },
+            ChatEvent::ThinkingSignature(sig) => match self.response.content.last_mut() {
+                Some(ContentPart::Thinking { signature, .. }) if signature.is_none() => {
+                    *signature = Some(sig)
+                }
+                _ => self.response.content.push(ContentPart::Thinking {
+                    thinking: String::new(),
+                    signature: Some(sig),
+                }),
+            },
+            ChatEvent::RedactedThinking(data) => self
+                .response
+                .content
+                .push(ContentPart::RedactedThinking { data }),
+            ChatEvent::ToolCallStart { index, id, name } => {
+                self.tool_slots.push((index, self.response.content.len()));
+                self.response.content.push(ContentPart::ToolUse {
+                    id,
+                    name,
+                    arguments: String::new(),
+                });
+            }
+            ChatEvent::ToolCallDelta { index, arguments } => {
+                if let Some(ContentPart::ToolUse { arguments: args, .. }) = self.tool_slot(index) {
+                    args.push_str(&arguments);
+                }
+            }
+            ChatEvent::ToolCallEnd { .. } => {}
+            ChatEvent::Usage(usage) => self.response.usage.merge(&usage),
+            ChatEvent::Stop {
+                reason,
+                stop_sequence,
+            } => {
+                self.response.stop_reason = Some(reason);
+                self.response.stop_sequence = stop_sequence;
+            }
+            ChatEvent::Error(err) => self.error = Some(err),
+        }
+    }
+
+    fn tool_slot(&mut self, index: u32) -> Option<&mut ContentPart> {
+        let pos = self
+            .tool_slots
+            .iter()
+            .rev()
+            .find(|(i, _)| *i == index)
+            .map(|(_, pos)| *pos)?;
+        self.response.content.get_mut(pos)
+    }
+
+    /// The collected answer, or the error that ended the stream.
+    ///
+    /// A stream that ended without a `Stop` gets `ToolUse` when it carried tool
+    /// calls and `EndTurn` otherwise.
+    pub fn finish(mut self) -> Result<ChatResponse, StreamError> {
+        if let Some(err) = self.error {
+            return Err(err);
+        }
+        if self.response.stop_reason.is_none() {
+            self.response.stop_reason = Some(if self.response.has_tool_calls() {
+                StopReason::ToolUse
+            } else {
+                StopReason::EndTurn
+            });
+        }
+        Ok(self.response)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folds_thinking_text_and_parallel_tools_in_order() {
+        let mut c = Collector::new();
+        let events = vec![
+            ChatEvent::Start {
+                id: Some("m1".into()),
+                model: None,
+            },
+            ChatEvent::ThinkingDelta("think ".into()),
+            ChatEvent::ThinkingDelta("more".into()),
+            ChatEvent::ThinkingSignature("sig".into()),
+            ChatEvent::TextDelta("Hel".into()),
+            ChatEvent::TextDelta("lo".into()),
+            ChatEvent::ToolCallStart {
+                index: 0,
+                id: "a".into(),
+                name: "f".into(),
+            },
+            ChatEvent::ToolCallStart {
+                index: 1,
+                id: "b".into(),
+                name: "g".into(),
+            },
+            ChatEvent::ToolCallDelta {
+                index: 1,
+                arguments: "{\"y\":".into(),
+            },
+            ChatEvent::ToolCallDelta {
+                index: 0,
+                arguments: "{}".into(),
+            },
+            ChatEvent::ToolCallDelta {
+                index: 1,
+                arguments: "2}".into(),
+            },
+            ChatEvent::Usage(Usage {
+                input_tokens: Some(10),
+                ..Usage::default()
+            }),
+            ChatEvent::Usage(Usage {
+                output_tokens: Some(5),
+                ..Usage::default()
+            }),
+        ];
+        for e in events {
+            c.push(e);
+        }
+        let r = c.finish().unwrap();
+        assert_eq!(r.id.as_deref(), Some("m1"));
+        assert_eq!(r.thinking(), "think more");
+        assert_eq!(r.text(), "Hello");
+        assert_eq!(r.stop_reason, Some(StopReason::ToolUse));
+        assert_eq!(r.usage.input_tokens, Some(10));
+        assert_eq!(r.usage.output_tokens, Some(5));
+        assert_eq!(
+            r.content[3],
+            ContentPart::ToolUse {
+                id: "b".into(),
+                name: "g".into(),
+                arguments: "{\"y\":2}".into()
+            }
+        );
+        assert!(matches!(&r.content[0], ContentPart::Thinking { signature: Some(s), .. } if s == "sig"));
+    }
+
+    #[test]
+    fn an_error_event_wins() {
+        let mut c = Collector::new();
+        c.push(ChatEvent::TextDelta("x".into()));
+        c.push(ChatEvent::Error(StreamError {
+            status: 500,
+            kind: "upstream_api_error".into(),
+            message: "boom".into(),
+        }));
+        assert_eq!(c.finish().unwrap_err().message, "boom");
+    }
+}

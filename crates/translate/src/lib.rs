@@ -1,0 +1,44 @@
+//! The canonical chat model and every conversion into and out of it.
+//!
+//! This crate owns [`model::ChatRequest`] and the [`model::ChatEvent`] stream, and
+//! the N + M converters around them: each client format ([`openai`], [`anthropic`])
+//! converts its request into `ChatRequest` and has one streaming encoder that turns
+//! `ChatEvent`s into its SSE bytes; each provider format ([`primary`], and the
+//! OpenAI / Anthropic formats again for the direct relays) turns its stream into
+//! `ChatEvent`s. Non-streaming answers are the same events folded by
+//! [`collect::Collector`] and rendered by the client format.
+//!
+//! Also here: the `<thinking>` splitter ([`thinking`]), fake-reasoning injection
+//! ([`fake_reasoning`]), truncation detection and recovery ([`truncation`]) and
+//! token estimates ([`tokens`]).
+//!
+//! It is pure: no I/O, no clock, no randomness (ids and timestamps come from the
+//! caller). It depends on `wire` only, never on tokio, axum, reqwest or sqlx.
+
+pub mod anthropic;
+pub mod collect;
+pub mod error;
+pub mod fake_reasoning;
+pub mod model;
+pub mod openai;
+pub mod primary;
+pub mod stop;
+pub mod thinking;
+pub mod tokens;
+pub mod truncation;
+
+pub use collect::{ChatResponse, Collector};
+pub use error::TranslateError;
+pub use model::*;
+
+/// Identity of a response as the client sees it; supplied by the caller
+/// (this crate has no clock and no randomness).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResponseMeta {
+    /// `chatcmpl-...` or `msg_...`.
+    pub id: String,
+    /// The model name reported to the client.
+    pub model: String,
+    /// Unix seconds.
+    pub created: u64,
+}
