@@ -1,0 +1,171 @@
+//! Throughput of the two stream decoders on realistic input fed in 16 KiB
+//! network-sized chunks, with the AWS SDK's event-stream decoder alongside
+//! for comparison.
+//!
+//! Run: `cargo bench -p wire --bench codecs -- --warm-up-time 1 --measurement-time 3`
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "a bench over input it generated itself; a failure must stop it loudly"
+)]
+
+use std::hint::black_box;
+
+use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
+use bytes::BytesMut;
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use wire::eventstream::{encode_event, Decoder, Message};
+use wire::sse::{write_data, SseParser};
+
+const FRAMES: usize = 2000;
+const CHUNK: usize = 16 * 1024;
+
+/// A small deterministic generator, so every run measures the same bytes.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, below: usize) -> usize {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 33) as usize) % below
+    }
+}
+
+/// Text of `len` bytes drawn from words, with some non-ASCII.
+fn text(rng: &mut Lcg, len: usize) -> String {
+    const WORDS: [&str; 8] = [
+        "the ", "model ", "said ", "héllo ", "world ", "✓ ", "code ", "and ",
+    ];
+    let mut s = String::new();
+    while s.len() < len {
+        s.push_str(WORDS[rng.next(WORDS.len())]);
+    }
+    while s.len() > len {
+        s.pop();
+    }
+    s
+}
+
+/// ~2000 `assistantResponseEvent` frames with 20-200 byte JSON payloads.
+fn eventstream_input() -> Vec<u8> {
+    let mut rng = Lcg(7);
+    let mut out = BytesMut::new();
+    for _ in 0..FRAMES {
+        let len = 8 + rng.next(180);
+        let content = text(&mut rng, len);
+        let payload = format!(
+            r#"{{"content":{}}}"#,
+            serde_json::to_string(&content).unwrap()
+        );
+        encode_event("assistantResponseEvent", payload.as_bytes(), &mut out);
+    }
+    out.to_vec()
+}
+
+/// ~2000 OpenAI `chat.completion.chunk` events ending with `[DONE]`.
+fn sse_input() -> Vec<u8> {
+    let mut rng = Lcg(11);
+    let mut out = BytesMut::new();
+    for i in 0..FRAMES {
+        let len = 1 + rng.next(60);
+        let content = text(&mut rng, len);
+        let chunk = serde_json::json!({
+            "id": "chatcmpl-9x8y7z", "object": "chat.completion.chunk", "created": 1_700_000_000 + i,
+            "model": "gpt-4o-mini", "system_fingerprint": "fp_0123456789",
+            "choices": [{"index": 0, "delta": {"content": content}, "logprobs": null, "finish_reason": null}]
+        });
+        write_data(&mut out, chunk.to_string().as_bytes());
+    }
+    out.extend_from_slice(wire::sse::DONE);
+    out.to_vec()
+}
+
+fn eventstream(c: &mut Criterion) {
+    let input = eventstream_input();
+    let mut group = c.benchmark_group("eventstream_decode");
+    group.throughput(Throughput::Bytes(input.len() as u64));
+
+    group.bench_function("wire", |b| {
+        b.iter(|| {
+            let mut decoder = Decoder::new();
+            let mut buf = BytesMut::with_capacity(CHUNK);
+            let mut n = 0usize;
+            for chunk in input.chunks(CHUNK) {
+                buf.extend_from_slice(chunk);
+                while let Some(frame) = decoder.decode(&mut buf).unwrap() {
+                    if let Ok(Message::Event { payload, .. }) = frame.message() {
+                        n += payload.len();
+                    }
+                    black_box(&frame);
+                }
+            }
+            assert!(decoder.decode_eof(&mut buf).unwrap().is_none());
+            black_box(n)
+        })
+    });
+
+    group.bench_function("aws_smithy_eventstream", |b| {
+        b.iter(|| {
+            let mut decoder = MessageFrameDecoder::new();
+            let mut buf = BytesMut::with_capacity(CHUNK);
+            let mut n = 0usize;
+            for chunk in input.chunks(CHUNK) {
+                buf.extend_from_slice(chunk);
+                while let DecodedFrame::Complete(message) = decoder.decode_frame(&mut buf).unwrap()
+                {
+                    n += message.payload().len();
+                    black_box(&message);
+                }
+            }
+            assert!(buf.is_empty());
+            black_box(n)
+        })
+    });
+
+    group.finish();
+
+    let payload = br#"{"content":"Let me check the file for you."}"#;
+    let mut out = BytesMut::new();
+    for _ in 0..FRAMES {
+        encode_event("assistantResponseEvent", payload, &mut out);
+    }
+    let mut group = c.benchmark_group("eventstream_encode");
+    group.throughput(Throughput::Bytes(out.len() as u64));
+    group.bench_function("wire", |b| {
+        b.iter(|| {
+            out.clear();
+            for _ in 0..FRAMES {
+                encode_event("assistantResponseEvent", payload, &mut out);
+            }
+            black_box(out.len())
+        })
+    });
+    group.finish();
+}
+
+fn sse(c: &mut Criterion) {
+    let input = sse_input();
+    let mut group = c.benchmark_group("sse_parse");
+    group.throughput(Throughput::Bytes(input.len() as u64));
+    group.bench_function("wire", |b| {
+        b.iter(|| {
+            let mut parser = SseParser::new();
+            let mut n = 0usize;
+            for chunk in input.chunks(CHUNK) {
+                parser.feed(chunk);
+                while let Some(event) = parser.next_event().unwrap() {
+                    n += event.data.len();
+                    black_box(&event);
+                }
+            }
+            assert!(parser.finish().unwrap().is_none());
+            black_box(n)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, eventstream, sse);
+criterion_main!(benches);

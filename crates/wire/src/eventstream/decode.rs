@@ -1,0 +1,124 @@
+//! The incremental frame decoder over a `BytesMut`.
+//!
+//! Order of checks, each before any byte is consumed: prelude CRC, then
+//! `total_length` against the 16-byte minimum and the size limit, then
+//! `headers_length` against `total_length` (all from the 12-byte prelude, so an
+//! oversize frame is refused before its body arrives), then, once the whole
+//! frame is buffered, the message CRC and the headers. Only a frame that passes
+//! everything is split off the buffer. On error the buffer is left as it was,
+//! so calling again returns the same error: a bad stream cannot make progress.
+
+use bytes::BytesMut;
+
+use super::header::parse_headers;
+use super::{EventStreamError, Frame, DEFAULT_MAX_FRAME, OVERHEAD, PRELUDE_LEN};
+
+/// Splits a byte stream into verified [`Frame`]s.
+#[derive(Debug, Clone)]
+pub struct Decoder {
+    max_frame: usize,
+}
+
+impl Default for Decoder {
+    fn default() -> Self {
+        Decoder::new()
+    }
+}
+
+impl Decoder {
+    /// A decoder accepting frames of up to [`DEFAULT_MAX_FRAME`] bytes.
+    pub fn new() -> Self {
+        Decoder::with_max_frame(DEFAULT_MAX_FRAME)
+    }
+
+    /// A decoder accepting frames whose `total_length` is at most `max_frame`.
+    pub fn with_max_frame(max_frame: usize) -> Self {
+        Decoder { max_frame }
+    }
+
+    /// The largest `total_length` this decoder accepts.
+    pub fn max_frame(&self) -> usize {
+        self.max_frame
+    }
+
+    /// Decode one whole frame from the front of `buf` if it is complete;
+    /// `Ok(None)` when more bytes are needed (room for the rest of the frame is
+    /// then reserved in `buf`).
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Frame>, EventStreamError> {
+        let Some(prelude) = buf.first_chunk::<PRELUDE_LEN>() else {
+            return Ok(None);
+        };
+        let total_len = be_u32(prelude, 0) as usize;
+        let headers_len = be_u32(prelude, 4) as usize;
+        let prelude_crc = be_u32(prelude, 8);
+
+        let mut hasher = crc32fast::Hasher::new();
+        hasher.update(&prelude[..8]);
+        let actual = hasher.clone().finalize();
+        if actual != prelude_crc {
+            return Err(EventStreamError::PreludeCrc {
+                expected: prelude_crc,
+                actual,
+            });
+        }
+        if total_len < OVERHEAD {
+            return Err(EventStreamError::FrameTooSmall(total_len));
+        }
+        if total_len > self.max_frame {
+            return Err(EventStreamError::FrameTooLarge {
+                len: total_len,
+                max: self.max_frame,
+            });
+        }
+        if headers_len > total_len - OVERHEAD {
+            return Err(EventStreamError::InvalidHeadersLength {
+                headers_len,
+                total_len,
+            });
+        }
+        let Some(frame) = buf.get(..total_len) else {
+            buf.reserve(total_len - buf.len());
+            return Ok(None);
+        };
+
+        let crc_at = total_len - 4;
+        hasher.update(&frame[8..crc_at]);
+        let actual = hasher.finalize();
+        let message_crc = be_u32(frame, crc_at);
+        if actual != message_crc {
+            return Err(EventStreamError::MessageCrc {
+                expected: message_crc,
+                actual,
+            });
+        }
+        let payload_at = PRELUDE_LEN + headers_len;
+        let headers = parse_headers(&frame[PRELUDE_LEN..payload_at])?;
+
+        let frame = buf.split_to(total_len).freeze();
+        Ok(Some(Frame {
+            headers,
+            payload: frame.slice(payload_at..crc_at),
+        }))
+    }
+
+    /// Call at end of input: returns the next buffered frame like [`Decoder::decode`],
+    /// and errors with [`EventStreamError::TruncatedStream`] when only part of a
+    /// frame remains.
+    pub fn decode_eof(&mut self, buf: &mut BytesMut) -> Result<Option<Frame>, EventStreamError> {
+        match self.decode(buf)? {
+            Some(frame) => Ok(Some(frame)),
+            None if buf.is_empty() => Ok(None),
+            None => Err(EventStreamError::TruncatedStream {
+                buffered: buf.len(),
+            }),
+        }
+    }
+}
+
+/// Reads a big-endian `u32` at `at`; every caller has checked `at + 4 <= bytes.len()`.
+fn be_u32(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..at + 4)
+        .and_then(|b| <[u8; 4]>::try_from(b).ok())
+        .map_or(0, u32::from_be_bytes)
+}

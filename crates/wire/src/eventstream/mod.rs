@@ -1,0 +1,41 @@
+//! The AWS event-stream frame codec (`application/vnd.amazon.eventstream`), the
+//! framing of every `primary` upstream response.
+//!
+//! A frame is a 12-byte prelude (`total_length`, `headers_length`, prelude
+//! CRC32), typed headers, a payload and a CRC32 of everything before it; all
+//! integers are big-endian. [`Decoder`] turns a byte stream into verified
+//! [`Frame`]s, [`Frame::message`] reads the semantic headers into a [`Message`],
+//! and the `encode*` functions write frames (for the simulator and tests).
+//!
+//! Layout: `header` (value types, one header's bytes), `frame` (the frame and
+//! its typed view), `decode`, `encode`, `error`.
+
+mod decode;
+mod encode;
+mod error;
+mod frame;
+mod header;
+
+pub use decode::Decoder;
+pub use encode::{
+    encode, encode_error, encode_event, encode_exception, try_encode, ENCODING_ERROR_CODE,
+};
+pub use error::EventStreamError;
+pub use frame::{
+    Frame, Message, CONTENT_TYPE, ERROR_CODE, ERROR_MESSAGE, EVENT_TYPE, EXCEPTION_TYPE,
+    MESSAGE_TYPE,
+};
+pub use header::{Header, HeaderValue, MAX_HEADER_NAME, MAX_HEADER_VALUE};
+
+/// Default limit on a frame's `total_length`: the format's 24 MiB payload and
+/// 128 KiB headers limits plus the 16 bytes of overhead. The format tells
+/// clients not to enforce the service limits; this one only bounds memory.
+pub const DEFAULT_MAX_FRAME: usize = 24 * 1024 * 1024 + 128 * 1024 + OVERHEAD;
+
+/// Prelude size: `total_length`, `headers_length`, prelude CRC.
+const PRELUDE_LEN: usize = 12;
+/// Prelude plus the trailing message CRC.
+const OVERHEAD: usize = PRELUDE_LEN + 4;
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,273 @@
+//! The incremental SSE parser.
+//!
+//! Raw bytes are buffered and only whole lines are looked at, so a multi-byte
+//! UTF-8 character (or a CR LF pair) split across network chunks is never
+//! seen in halves. Values are decoded once, when their line is complete
+//! (`event`, `id`) or when the event is dispatched (`data`).
+
+use bytes::{Buf, BytesMut};
+
+/// Default cap on one line, terminator excluded.
+pub const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
+/// Default cap on one event's `data` (joined lines).
+pub const DEFAULT_MAX_EVENT: usize = 16 * 1024 * 1024;
+
+const BOM: &[u8] = b"\xEF\xBB\xBF";
+
+/// One dispatched event.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct SseEvent {
+    /// The `event` field; `None` when absent or empty (WHATWG's default type `message`).
+    pub event: Option<String>,
+    /// The `data` lines joined with `"\n"`.
+    pub data: String,
+    /// The stream's last event id at dispatch: set by an `id` field in this or
+    /// an earlier event, as WHATWG's `lastEventId`; `None` while unset or empty.
+    pub id: Option<String>,
+    /// The stream's reconnection time in ms, from the latest valid `retry`
+    /// field so far (this event's or an earlier block's).
+    pub retry: Option<u64>,
+}
+
+/// Why the stream cannot be parsed further. Errors are final: every later call
+/// returns the same error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SseError {
+    #[error("SSE line longer than {max} bytes")]
+    LineTooLong { max: usize },
+    #[error("SSE event data longer than {max} bytes")]
+    EventTooLarge { max: usize },
+    #[error("SSE field value is not valid UTF-8")]
+    InvalidUtf8,
+}
+
+/// Incremental `text/event-stream` parser.
+///
+/// Rules (WHATWG): lines end in CR LF, LF or CR; a line starting with `:` is a
+/// comment; `field: value` loses one leading space of the value; a line
+/// without `:` is a field with an empty value; `data` lines are joined with
+/// `"\n"`; a blank line dispatches the event, unless it had no `data` line;
+/// `event`, `id` (ignored when it contains NUL) and `retry` (ignored unless all
+/// ASCII digits and within `u64`) are read; other fields are ignored; a UTF-8
+/// BOM opening the stream is skipped.
+///
+/// Our choices: a field value we keep that is not UTF-8 is
+/// [`SseError::InvalidUtf8`] (the gateway must not hand corrupted text on);
+/// and [`SseParser::finish`] treats end of input as the end of the last line
+/// and of the last event, so an upstream that closes without the final blank
+/// line does not lose its last event (WHATWG would discard it).
+#[derive(Debug)]
+pub struct SseParser {
+    buf: BytesMut,
+    /// `buf[..scanned]` is known to hold no line terminator.
+    scanned: usize,
+    /// The last line ended with a CR at the very end of `buf`: an LF opening
+    /// the next chunk belongs to that CR.
+    skip_lf: bool,
+    bom_checked: bool,
+    eof: bool,
+    max_line: usize,
+    failed: Option<SseError>,
+    pending: Pending,
+}
+
+/// The event being built, and the stream state that outlives events.
+#[derive(Debug)]
+struct Pending {
+    event: String,
+    /// Each `data` line's value followed by `\n`; the last `\n` is dropped on dispatch.
+    data: Vec<u8>,
+    last_id: String,
+    retry: Option<u64>,
+    max_event: usize,
+}
+
+impl Default for SseParser {
+    fn default() -> Self {
+        SseParser::new()
+    }
+}
+
+impl SseParser {
+    /// A parser with [`DEFAULT_MAX_LINE`] and [`DEFAULT_MAX_EVENT`].
+    pub fn new() -> Self {
+        SseParser::with_limits(DEFAULT_MAX_LINE, DEFAULT_MAX_EVENT)
+    }
+
+    /// A parser refusing lines over `max_line` bytes and events whose data is
+    /// over `max_event` bytes.
+    pub fn with_limits(max_line: usize, max_event: usize) -> Self {
+        SseParser {
+            buf: BytesMut::new(),
+            scanned: 0,
+            skip_lf: false,
+            bom_checked: false,
+            eof: false,
+            max_line,
+            failed: None,
+            pending: Pending {
+                event: String::new(),
+                data: Vec::new(),
+                last_id: String::new(),
+                retry: None,
+                max_event,
+            },
+        }
+    }
+
+    /// Buffers raw bytes; nothing is decoded until lines are complete.
+    pub fn feed(&mut self, chunk: &[u8]) {
+        self.buf.extend_from_slice(chunk);
+    }
+
+    /// The next complete event, or `None` until more bytes are fed.
+    pub fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
+        self.poll()
+    }
+
+    /// At end of input: returns the next event, treating the end as the end of
+    /// the last line and of the last event. Call until it returns `None`.
+    pub fn finish(&mut self) -> Result<Option<SseEvent>, SseError> {
+        self.eof = true;
+        self.poll()
+    }
+
+    fn poll(&mut self) -> Result<Option<SseEvent>, SseError> {
+        if let Some(err) = &self.failed {
+            return Err(err.clone());
+        }
+        let result = self.step();
+        if let Err(err) = &result {
+            self.failed = Some(err.clone());
+        }
+        result
+    }
+
+    fn step(&mut self) -> Result<Option<SseEvent>, SseError> {
+        if !self.bom_checked {
+            if !self.eof && self.buf.len() < BOM.len() && BOM.starts_with(&self.buf) {
+                return Ok(None); // could still become a BOM
+            }
+            if self.buf.starts_with(BOM) {
+                self.buf.advance(BOM.len());
+            }
+            self.bom_checked = true;
+        }
+        loop {
+            if self.skip_lf {
+                match self.buf.first() {
+                    None if !self.eof => return Ok(None),
+                    None => {}
+                    Some(&b'\n') => self.buf.advance(1),
+                    Some(_) => {}
+                }
+                self.skip_lf = false;
+            }
+            let rest = self.buf.get(self.scanned..).unwrap_or_default();
+            let Some(at) = memchr::memchr2(b'\n', b'\r', rest) else {
+                self.scanned = self.buf.len();
+                if self.buf.len() > self.max_line {
+                    return Err(SseError::LineTooLong { max: self.max_line });
+                }
+                if !self.eof {
+                    return Ok(None);
+                }
+                if !self.buf.is_empty() {
+                    let event = self.pending.line(&self.buf)?;
+                    self.buf.clear();
+                    self.scanned = 0;
+                    if event.is_some() {
+                        return Ok(event);
+                    }
+                }
+                return self.pending.dispatch();
+            };
+            let end = self.scanned + at;
+            if end > self.max_line {
+                return Err(SseError::LineTooLong { max: self.max_line });
+            }
+            let mut consumed = end + 1;
+            if self.buf.get(end) == Some(&b'\r') {
+                match self.buf.get(end + 1) {
+                    Some(&b'\n') => consumed += 1,
+                    Some(_) => {}
+                    None => self.skip_lf = true,
+                }
+            }
+            let event = self.pending.line(self.buf.get(..end).unwrap_or_default())?;
+            self.buf.advance(consumed);
+            self.scanned = 0;
+            if event.is_some() {
+                return Ok(event);
+            }
+        }
+    }
+}
+
+impl Pending {
+    /// Applies one line (terminator removed); a blank line may dispatch.
+    fn line(&mut self, line: &[u8]) -> Result<Option<SseEvent>, SseError> {
+        if line.is_empty() {
+            return self.dispatch();
+        }
+        let (field, value) = match memchr::memchr(b':', line) {
+            Some(0) => return Ok(None), // comment
+            Some(colon) => {
+                let value = line.get(colon + 1..).unwrap_or_default();
+                let value = value.strip_prefix(b" ").unwrap_or(value);
+                (line.get(..colon).unwrap_or_default(), value)
+            }
+            None => (line, &[][..]),
+        };
+        match field {
+            b"data" => {
+                if self.data.len() + value.len() > self.max_event {
+                    return Err(SseError::EventTooLarge {
+                        max: self.max_event,
+                    });
+                }
+                self.data.reserve(value.len() + 1);
+                self.data.extend_from_slice(value);
+                self.data.push(b'\n');
+            }
+            b"event" => {
+                self.event.clear();
+                self.event.push_str(utf8(value)?);
+            }
+            b"id" if !value.contains(&0) => {
+                self.last_id.clear();
+                self.last_id.push_str(utf8(value)?);
+            }
+            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+                // All digits, so the only failure is overflow: ignore that value.
+                if let Ok(ms) = utf8(value)?.parse::<u64>() {
+                    self.retry = Some(ms);
+                }
+            }
+            _ => {}
+        }
+        Ok(None)
+    }
+
+    /// Ends the current event: returns it when it had data, and resets the
+    /// per-event fields either way (`id` and `retry` are stream state and stay).
+    fn dispatch(&mut self) -> Result<Option<SseEvent>, SseError> {
+        let event = std::mem::take(&mut self.event);
+        if self.data.is_empty() {
+            return Ok(None);
+        }
+        let mut data = std::mem::take(&mut self.data);
+        data.pop(); // the `\n` after the last data line
+        let data = String::from_utf8(data).map_err(|_| SseError::InvalidUtf8)?;
+        Ok(Some(SseEvent {
+            event: (!event.is_empty()).then_some(event),
+            data,
+            id: (!self.last_id.is_empty()).then(|| self.last_id.clone()),
+            retry: self.retry,
+        }))
+    }
+}
+
+fn utf8(bytes: &[u8]) -> Result<&str, SseError> {
+    std::str::from_utf8(bytes).map_err(|_| SseError::InvalidUtf8)
+}
