@@ -1,0 +1,199 @@
+//! The simulated `primary` API: `POST /generateAssistantResponse` (an AWS
+//! event stream, or an HTTP error) and `GET /ListAvailableModels`.
+//!
+//! Every call needs `Authorization: Bearer <token>` with an access token the
+//! simulated OIDC service issued and that is neither expired nor revoked
+//! (unless the simulator accepts any token); otherwise 403 with the real
+//! "bearer token ... is invalid" body. Chat bodies are validated
+//! ([`validate`]), then a [`scenario::Scenario`] is chosen ([`select`]) and
+//! played ([`events`], [`stream`]).
+
+pub mod content;
+pub mod error;
+pub mod events;
+pub mod models;
+pub mod scenario;
+pub mod select;
+pub mod stream;
+pub mod validate;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::body::Body;
+use axum::extract::{Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use axum::{Extension, Json, Router};
+
+use crate::ids;
+use crate::recorder::ReceivedBody;
+use crate::state::Shared;
+use crate::stats::StreamGuard;
+
+use error::ApiError;
+use scenario::{Scenario, ScenarioKind};
+use stream::EventStream;
+use validate::RequestView;
+
+/// `Content-Type` of a chat answer.
+pub const EVENT_STREAM_CONTENT_TYPE: &str = "application/vnd.amazon.eventstream";
+
+/// Routes of the API listener.
+pub(crate) fn router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route("/generateAssistantResponse", post(generate))
+        .route("/ListAvailableModels", get(list_models))
+        .fallback(unknown_operation)
+        .with_state(shared)
+}
+
+/// Check the bearer token.
+fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), ApiError> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| {
+            let (scheme, rest) = v.split_once(' ')?;
+            scheme.eq_ignore_ascii_case("bearer").then(|| rest.trim())
+        })
+        .filter(|t| !t.is_empty())
+        .ok_or_else(ApiError::bad_token)?;
+    if shared.accepts_any_token() || shared.oidc().access_token_valid(token, Instant::now()) {
+        Ok(())
+    } else {
+        Err(ApiError::bad_token())
+    }
+}
+
+fn request_id_header() -> HeaderValue {
+    HeaderValue::from_str(&ids::request_id()).unwrap_or(HeaderValue::from_static("0"))
+}
+
+/// What a chosen scenario turns into before any waiting.
+enum Answer {
+    Error(ApiError),
+    Stream(std::collections::VecDeque<stream::Step>),
+}
+
+fn plan(shared: &Shared, scenario: &Scenario, view: &RequestView<'_>) -> Answer {
+    if let ScenarioKind::Status {
+        code,
+        retry_after,
+        reason,
+        revoke,
+    } = &scenario.kind
+    {
+        if *revoke {
+            shared.oidc().revoke_access_tokens();
+        }
+        let status = StatusCode::from_u16(*code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        let mut err = if status == StatusCode::BAD_REQUEST && reason.is_none() {
+            ApiError::improperly_formed()
+        } else {
+            ApiError::for_status(status, reason.as_deref())
+        };
+        err.retry_after = *retry_after;
+        return Answer::Error(err);
+    }
+    let mut evs = events::content_events(scenario, view).unwrap_or_default();
+    if scenario.truncate {
+        events::truncate(&mut evs);
+    }
+    let max_input = shared.api.models.max_input_tokens(view.model_id);
+    let trailer = events::trailer(scenario, &evs, view.body_len, max_input);
+    evs.extend(trailer);
+    let (buf, ends) = stream::frames(scenario, evs);
+    Answer::Stream(stream::steps(scenario, buf, &ends))
+}
+
+async fn generate(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Extension(body): Extension<ReceivedBody>,
+) -> Response {
+    if let Err(e) = authorize(&shared, &headers) {
+        return e.into_response();
+    }
+    let (scenario, answer) = {
+        let view = match validate::validate(body.json.as_deref(), body.raw.len(), &shared.api) {
+            Ok(v) => v,
+            Err(e) => return e.into_response(),
+        };
+        let directives = match select::parse_directives(view.content) {
+            Ok(d) => d,
+            Err(e) => return ApiError::simulator(e.to_string()).into_response(),
+        };
+        let scenario = shared.scenarios().choose(directives);
+        let answer = plan(&shared, &scenario, &view);
+        (scenario, answer)
+    };
+    if !scenario.header_delay.is_zero() {
+        tokio::time::sleep(scenario.header_delay).await;
+    }
+    match answer {
+        Answer::Error(e) => e.into_response(),
+        Answer::Stream(steps) => {
+            let guard = StreamGuard::start(shared.streams.clone());
+            let mut res = Response::new(Body::from_stream(EventStream::new(steps, guard)));
+            let h = res.headers_mut();
+            h.insert(
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(EVENT_STREAM_CONTENT_TYPE),
+            );
+            h.insert("x-amzn-RequestId", request_id_header());
+            res
+        }
+    }
+}
+
+async fn list_models(
+    State(shared): State<Arc<Shared>>,
+    headers: HeaderMap,
+    Query(query): Query<HashMap<String, String>>,
+) -> Response {
+    if let Err(e) = authorize(&shared, &headers) {
+        return e.into_response();
+    }
+    if query.get("origin").is_none_or(String::is_empty) {
+        return ApiError::improperly_formed().into_response();
+    }
+    if shared.api.require_profile_arn && query.get("profileArn").is_none_or(String::is_empty) {
+        return ApiError {
+            message: "profileArn is required".to_owned(),
+            ..ApiError::improperly_formed()
+        }
+        .into_response();
+    }
+    let max_results = match query.get("maxResults").map(|v| v.parse::<usize>()) {
+        None => None,
+        Some(Ok(n)) if n > 0 => Some(n),
+        Some(_) => return ApiError::improperly_formed().into_response(),
+    };
+    match shared
+        .api
+        .models
+        .page(max_results, query.get("nextToken").map(String::as_str))
+    {
+        Ok(page) => {
+            let mut res = Json(page).into_response();
+            res.headers_mut()
+                .insert("x-amzn-RequestId", request_id_header());
+            res
+        }
+        Err(_) => ApiError::improperly_formed().into_response(),
+    }
+}
+
+async fn unknown_operation() -> Response {
+    ApiError {
+        status: StatusCode::NOT_FOUND,
+        message: "The requested operation is not supported by upstream-sim.".to_owned(),
+        reason: None,
+        error_type: "UnknownOperationException".to_owned(),
+        retry_after: None,
+    }
+    .into_response()
+}

@@ -1,0 +1,262 @@
+//! Records every request a listener receives (method, path, query, headers,
+//! body, time) so tests can assert what the gateway actually sent.
+//!
+//! The recording middleware reads the body once, parses it as JSON once, and
+//! hands both to the handler through a request extension ([`ReceivedBody`]), so
+//! recording costs no second parse.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::StatusCode;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::Value;
+
+/// Largest body the simulator reads (bigger bodies are answered 413 before any handler).
+pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Which simulated service received a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Service {
+    /// The primary chat API (`base_url`).
+    PrimaryApi,
+    /// The SSO OIDC service (`oidc_url`).
+    Oidc,
+}
+
+/// One request as it arrived.
+#[derive(Debug, Clone)]
+pub struct RecordedRequest {
+    pub service: Service,
+    pub method: String,
+    /// Path without the query, e.g. `/generateAssistantResponse`.
+    pub path: String,
+    /// Raw query string without `?`, if any.
+    pub query: Option<String>,
+    /// Headers in arrival order; names lower-case.
+    pub headers: Vec<(String, String)>,
+    /// The raw body.
+    pub body: Bytes,
+    /// The body parsed as JSON, when it is JSON.
+    pub json: Option<Arc<Value>>,
+    /// When the request was received.
+    pub at: SystemTime,
+}
+
+impl RecordedRequest {
+    /// First value of a header (name compared case-insensitively).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// The parsed JSON body, if the body was JSON.
+    pub fn json(&self) -> Option<&Value> {
+        self.json.as_deref()
+    }
+
+    /// Value of one query parameter (not percent-decoded beyond `+`/`%XX` of ASCII).
+    pub fn query_param(&self, name: &str) -> Option<String> {
+        let query = self.query.as_deref()?;
+        query.split('&').find_map(|pair| {
+            let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+            (k == name).then(|| percent_decode(v))
+        })
+    }
+}
+
+/// Minimal percent-decoding for query values (enough for test assertions).
+fn percent_decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
+                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
+                    Some(b) => {
+                        out.push(b);
+                        i += 2;
+                    }
+                    None => out.push(b'%'),
+                }
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The body of the current request, read once by the middleware.
+#[derive(Debug, Clone)]
+pub(crate) struct ReceivedBody {
+    pub raw: Bytes,
+    pub json: Option<Arc<Value>>,
+}
+
+/// A bounded log of requests shared by every listener of one simulator.
+#[derive(Debug)]
+pub(crate) struct Recorder {
+    limit: usize,
+    entries: Mutex<VecDeque<RecordedRequest>>,
+}
+
+impl Recorder {
+    pub fn new(limit: usize) -> Self {
+        Recorder {
+            limit,
+            entries: Mutex::new(VecDeque::new()),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, VecDeque<RecordedRequest>> {
+        // A poisoned lock only means a panic elsewhere; the log itself is still usable.
+        self.entries.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub fn push(&self, req: RecordedRequest) {
+        if self.limit == 0 {
+            return;
+        }
+        let mut entries = self.lock();
+        while entries.len() >= self.limit {
+            entries.pop_front();
+        }
+        entries.push_back(req);
+    }
+
+    pub fn all(&self) -> Vec<RecordedRequest> {
+        self.lock().iter().cloned().collect()
+    }
+
+    pub fn to_path(&self, path: &str) -> Vec<RecordedRequest> {
+        self.lock()
+            .iter()
+            .filter(|r| r.path == path)
+            .cloned()
+            .collect()
+    }
+
+    pub fn clear(&self) {
+        self.lock().clear();
+    }
+}
+
+/// State of the recording middleware of one listener.
+#[derive(Clone)]
+pub(crate) struct RecordLayer {
+    pub service: Service,
+    pub recorder: Arc<Recorder>,
+}
+
+/// Middleware: read the body, parse it, record the request, and pass both on.
+pub(crate) async fn record(
+    State(layer): State<RecordLayer>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let (mut parts, body) = req.into_parts();
+    let raw = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
+        Ok(raw) => raw,
+        Err(_) => return StatusCode::PAYLOAD_TOO_LARGE.into_response(),
+    };
+    let json = parse_json(&raw).map(Arc::new);
+    layer.recorder.push(RecordedRequest {
+        service: layer.service,
+        method: parts.method.as_str().to_owned(),
+        path: parts.uri.path().to_owned(),
+        query: parts.uri.query().map(str::to_owned),
+        headers: parts
+            .headers
+            .iter()
+            .map(|(n, v)| {
+                (
+                    n.as_str().to_owned(),
+                    String::from_utf8_lossy(v.as_bytes()).into_owned(),
+                )
+            })
+            .collect(),
+        body: raw.clone(),
+        json: json.clone(),
+        at: SystemTime::now(),
+    });
+    parts.extensions.insert(ReceivedBody {
+        raw: raw.clone(),
+        json,
+    });
+    next.run(Request::from_parts(parts, Body::from(raw))).await
+}
+
+fn parse_json(raw: &[u8]) -> Option<Value> {
+    let first = raw.iter().find(|b| !b.is_ascii_whitespace())?;
+    if *first != b'{' && *first != b'[' {
+        return None;
+    }
+    serde_json::from_slice(raw).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn req(path: &str, query: Option<&str>) -> RecordedRequest {
+        RecordedRequest {
+            service: Service::PrimaryApi,
+            method: "GET".into(),
+            path: path.into(),
+            query: query.map(str::to_owned),
+            headers: vec![("authorization".into(), "Bearer x".into())],
+            body: Bytes::new(),
+            json: None,
+            at: SystemTime::now(),
+        }
+    }
+
+    #[test]
+    fn keeps_at_most_limit_dropping_oldest() {
+        let rec = Recorder::new(2);
+        rec.push(req("/a", None));
+        rec.push(req("/b", None));
+        rec.push(req("/c", None));
+        let paths: Vec<_> = rec.all().into_iter().map(|r| r.path).collect();
+        assert_eq!(paths, ["/b", "/c"]);
+        assert_eq!(rec.to_path("/c").len(), 1);
+        rec.clear();
+        assert!(rec.all().is_empty());
+    }
+
+    #[test]
+    fn zero_limit_records_nothing() {
+        let rec = Recorder::new(0);
+        rec.push(req("/a", None));
+        assert!(rec.all().is_empty());
+    }
+
+    #[test]
+    fn header_and_query_lookup() {
+        let r = req("/ListAvailableModels", Some("origin=AI_EDITOR&profileArn=arn%3Aaws%3Ax&x"));
+        assert_eq!(r.header("Authorization"), Some("Bearer x"));
+        assert_eq!(r.query_param("origin").as_deref(), Some("AI_EDITOR"));
+        assert_eq!(r.query_param("profileArn").as_deref(), Some("arn:aws:x"));
+        assert_eq!(r.query_param("x").as_deref(), Some(""));
+        assert_eq!(r.query_param("missing"), None);
+    }
+
+    #[test]
+    fn only_json_bodies_are_parsed() {
+        assert!(parse_json(b"  {\"a\":1}").is_some());
+        assert!(parse_json(b"a=1&b=2").is_none());
+        assert!(parse_json(b"{broken").is_none());
+        assert!(parse_json(b"").is_none());
+    }
+}

@@ -1,0 +1,247 @@
+//! Starting a simulator: bind both listeners (TCP_NODELAY on every accepted
+//! socket), serve the routers behind the recording middleware, and hand back a
+//! [`SimHandle`] that controls and observes the running instance.
+
+use std::future::IntoFuture;
+use std::net::SocketAddr;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::middleware::from_fn_with_state;
+use axum::serve::ListenerExt;
+use axum::Router;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::config::{OidcConfig, SimConfig};
+use crate::ids;
+use crate::oidc;
+use crate::oidc::store::{Now, SeededCredentials};
+use crate::primary;
+use crate::primary::scenario::Scenario;
+use crate::recorder::{record, RecordLayer, RecordedRequest, Service};
+use crate::state::Shared;
+use crate::stats::StreamStats;
+
+/// How long [`SimHandle::shutdown`] lets open streams finish before cutting them.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
+
+/// Start a simulator: the primary API and the SSO OIDC service, each on its
+/// own listener (ports from `config`, 0 = any free port).
+pub async fn start(config: SimConfig) -> anyhow::Result<SimHandle> {
+    let api_listener = TcpListener::bind((config.host, config.api_port)).await?;
+    let oidc_listener = TcpListener::bind((config.host, config.oidc_port)).await?;
+    let api_addr = api_listener.local_addr()?;
+    let oidc_addr = oidc_listener.local_addr()?;
+
+    let shared = Arc::new(Shared::new(&config));
+    shared.set_oidc_url(format!("http://{oidc_addr}"));
+    let (shutdown, signal) = watch::channel(false);
+
+    let api = with_recording(primary::router(shared.clone()), &shared, Service::PrimaryApi);
+    let idp = with_recording(oidc::router(shared.clone()), &shared, Service::Oidc);
+    let tasks = vec![
+        spawn_server(api_listener, api, signal.clone()),
+        spawn_server(oidc_listener, idp, signal),
+    ];
+    Ok(SimHandle {
+        shared,
+        api_addr,
+        oidc_addr,
+        shutdown,
+        tasks,
+    })
+}
+
+fn with_recording(router: Router, shared: &Arc<Shared>, service: Service) -> Router {
+    let layer = RecordLayer {
+        service,
+        recorder: shared.recorder.clone(),
+    };
+    router.layer(from_fn_with_state(layer, record))
+}
+
+fn spawn_server(
+    listener: TcpListener,
+    router: Router,
+    mut signal: watch::Receiver<bool>,
+) -> JoinHandle<()> {
+    let listener = listener.tap_io(|tcp| {
+        // Best effort: a socket that refuses NODELAY still works, only slower.
+        let _ = tcp.set_nodelay(true);
+    });
+    let server = axum::serve(listener, router).with_graceful_shutdown(async move {
+        // Either a `true` was sent or the handle is gone: stop in both cases.
+        let _ = signal.wait_for(|stop| *stop).await;
+    });
+    tokio::spawn(async move {
+        if let Err(e) = server.into_future().await {
+            tracing::warn!(error = %e, "upstream-sim listener stopped");
+        }
+    })
+}
+
+/// A running simulator. Dropping it stops the listeners (open streams are cut
+/// when the runtime ends); [`SimHandle::shutdown`] stops them and waits.
+#[derive(Debug)]
+pub struct SimHandle {
+    shared: Arc<Shared>,
+    api_addr: SocketAddr,
+    oidc_addr: SocketAddr,
+    shutdown: watch::Sender<bool>,
+    tasks: Vec<JoinHandle<()>>,
+}
+
+impl SimHandle {
+    /// Base URL of the primary API (`UPSTREAM_API_ENDPOINT`), e.g. `http://127.0.0.1:41234`.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.api_addr)
+    }
+
+    /// Base URL of the SSO OIDC service (`UPSTREAM_OIDC_ENDPOINT`).
+    pub fn oidc_url(&self) -> String {
+        format!("http://{}", self.oidc_addr)
+    }
+
+    /// Address of the API listener.
+    pub fn api_addr(&self) -> SocketAddr {
+        self.api_addr
+    }
+
+    /// Address of the OIDC listener.
+    pub fn oidc_addr(&self) -> SocketAddr {
+        self.oidc_addr
+    }
+
+    // ---- scenarios ----
+
+    /// Queue a scenario for the next chat request (queued scenarios are used
+    /// in order, one per request, before any directive).
+    pub fn push_scenario(&self, scenario: Scenario) {
+        self.shared.scenarios().push(scenario);
+    }
+
+    /// Replace the scenario used when a request names none.
+    pub fn set_default_scenario(&self, scenario: Option<Scenario>) {
+        self.shared.scenarios().set_default(scenario);
+    }
+
+    /// Drop queued scenarios and reset every `times` counter.
+    pub fn reset_scenarios(&self) {
+        self.shared.scenarios().reset();
+    }
+
+    // ---- recording ----
+
+    /// Every recorded request, oldest first (both services).
+    pub fn requests(&self) -> Vec<RecordedRequest> {
+        self.shared.recorder.all()
+    }
+
+    /// Recorded requests whose path (without query) is exactly `path`.
+    pub fn requests_to(&self, path: &str) -> Vec<RecordedRequest> {
+        self.shared.recorder.to_path(path)
+    }
+
+    /// Forget recorded requests and finished-stream counts.
+    pub fn clear(&self) {
+        self.shared.recorder.clear();
+        self.shared.streams.reset();
+    }
+
+    /// Counters of streamed answers.
+    pub fn stream_stats(&self) -> StreamStats {
+        self.shared.streams.snapshot()
+    }
+
+    /// Streams whose body was dropped before its end (the client went away).
+    pub fn cancelled_streams(&self) -> u64 {
+        self.stream_stats().cancelled
+    }
+
+    /// Streams still being sent.
+    pub fn in_flight_streams(&self) -> u64 {
+        self.stream_stats().in_flight
+    }
+
+    // ---- tokens and the OIDC side ----
+
+    /// A fresh access token the API accepts (as if a refresh had just happened).
+    pub fn issue_access_token(&self) -> String {
+        self.shared.oidc().issue_access_token(Now::current())
+    }
+
+    /// Register a fresh client and refresh token, as after a device login, for
+    /// tests that start the gateway with an existing `tokens.json`.
+    pub fn seed_credentials(&self) -> SeededCredentials {
+        let creds = SeededCredentials {
+            client_id: ids::client_id(),
+            client_secret: ids::token("sim-secret-"),
+            refresh_token: ids::token("aor-sim-"),
+        };
+        self.seed_credentials_with(&creds);
+        creds
+    }
+
+    /// Register the given client and refresh token.
+    pub fn seed_credentials_with(&self, creds: &SeededCredentials) {
+        self.shared.oidc().seed(creds, Now::current());
+    }
+
+    /// Whether a refresh token is live (issued or seeded, and not rotated away).
+    pub fn refresh_token_live(&self, refresh_token: &str) -> bool {
+        self.shared.oidc().refresh_token_live(refresh_token)
+    }
+
+    /// Revoke every access token issued so far: the next API call gets the
+    /// 403 that makes a client refresh and retry.
+    pub fn revoke_access_tokens(&self) {
+        self.shared.oidc().revoke_access_tokens();
+    }
+
+    /// Make every access token issued so far expire now.
+    pub fn expire_access_tokens(&self) {
+        self.shared.oidc().expire_access_tokens(Instant::now());
+    }
+
+    /// Approve the pending device login with this user code; false if none.
+    pub fn approve_device(&self, user_code: &str) -> bool {
+        self.shared.oidc().decide(user_code, true)
+    }
+
+    /// Deny the pending device login with this user code; false if none.
+    pub fn deny_device(&self, user_code: &str) -> bool {
+        self.shared.oidc().decide(user_code, false)
+    }
+
+    /// Change the OIDC behaviour while running.
+    pub fn update_oidc(&self, change: impl FnOnce(&mut OidcConfig)) {
+        change(&mut self.shared.oidc().config);
+    }
+
+    /// Accept any bearer token on the API side (or stop doing so).
+    pub fn set_accept_any_token(&self, accept: bool) {
+        self.shared
+            .accept_any_token
+            .store(accept, Ordering::Relaxed);
+    }
+
+    /// Stop both listeners and wait (at most 2 s) for open streams to end.
+    pub async fn shutdown(mut self) {
+        let _ = self.shutdown.send(true);
+        for task in std::mem::take(&mut self.tasks) {
+            let abort = task.abort_handle();
+            if tokio::time::timeout(SHUTDOWN_GRACE, task).await.is_err() {
+                abort.abort();
+            }
+        }
+    }
+}
+
+impl Drop for SimHandle {
+    fn drop(&mut self) {
+        let _ = self.shutdown.send(true);
+    }
+}
