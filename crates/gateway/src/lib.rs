@@ -1,1 +1,143 @@
-//! The gateway service.
+//! The gateway service: configuration ([`config`]), the HTTP server and its
+//! middleware ([`server`], [`routes`]), client authentication ([`auth`]), the
+//! upstream HTTP client with its retry policy ([`upstream`]), the primary
+//! provider's credentials ([`credentials`]) and models ([`models`]), errors
+//! ([`error`]) and logging ([`logging`]).
+//!
+//! Entry point: [`serve`], which tests call with a listener bound to port 0.
+//! It depends on `translate` and `wire`, never the other way round.
+
+pub mod auth;
+pub mod cli;
+pub mod config;
+pub mod credentials;
+pub mod error;
+pub mod logging;
+pub mod models;
+pub mod routes;
+pub mod server;
+pub mod state;
+pub mod upstream;
+
+use std::future::Future;
+
+use anyhow::Context as _;
+use axum::serve::ListenerExt as _;
+use tokio_util::sync::CancellationToken;
+
+pub use config::Config;
+pub use error::GatewayError;
+pub use state::AppState;
+
+use config::GatewayMode;
+use credentials::TokenManager;
+use models::{ModelCache, ModelFetcher};
+
+/// Run the service on `listener` until `shutdown` completes.
+///
+/// In proxy mode the primary credentials are set up first (spec 3.6: the
+/// device flow runs before the gateway serves when there are none), then the
+/// model list is loaded. After `shutdown`, open requests and streams may run
+/// for `shutdown_grace`; connections still open then are cut.
+pub async fn serve(
+    config: Config,
+    listener: tokio::net::TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let stop = CancellationToken::new();
+    {
+        let stop = stop.clone();
+        tokio::spawn(async move {
+            shutdown.await;
+            stop.cancel();
+        });
+    }
+
+    let http = state::build_http_client(&config.runtime).context("building the HTTP client")?;
+    let tokens = match config.mode {
+        GatewayMode::Proxy => {
+            tokio::select! {
+                result = credentials::start_primary(&config, &http) => result?,
+                _ = stop.cancelled() => {
+                    tracing::info!("shutdown requested before the upstream credentials were ready");
+                    return Ok(());
+                }
+            }
+        }
+        GatewayMode::Full => {
+            TokenManager::without_credentials(config.runtime.upstream_region.as_str())
+        }
+    };
+    warn_about_region(&config);
+
+    let models = ModelCache::with_fallback();
+    let background = CancellationToken::new();
+    let mut tasks = Vec::new();
+    if tokens.has_credentials() {
+        let fetcher = ModelFetcher {
+            http: http.clone(),
+            api_endpoint: config.upstream.api_endpoint.clone(),
+            tokens: tokens.clone(),
+            policy: upstream::http::RetryPolicy::new(&config.runtime, &config.tuning),
+        };
+        models.refresh_logged(&fetcher).await;
+        tasks.push(models.spawn_refresher(
+            fetcher,
+            config.runtime.model_cache_refresh,
+            background.clone(),
+        ));
+        tasks.push(tokens.spawn_refresher(background.clone()));
+    } else {
+        tracing::info!("no primary credentials yet: serving the static model list");
+    }
+
+    let state = AppState::new(config, http, tokens, models);
+    let app = server::router(state.clone());
+    let addr = listener.local_addr().context("reading the listen address")?;
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!("could not set TCP_NODELAY: {e}");
+        }
+    });
+    tracing::info!(
+        mode = state.config().mode.as_str(),
+        version = routes::health::VERSION,
+        "listening on http://{addr}"
+    );
+
+    let server = axum::serve(listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
+    let server = std::future::IntoFuture::into_future(server);
+    tokio::pin!(server);
+    let grace_state = state.clone();
+    let result = tokio::select! {
+        result = &mut server => result.context("serving HTTP"),
+        _ = async {
+            stop.cancelled().await;
+            let grace = grace_state.runtime().shutdown_grace;
+            tracing::info!("shutting down; open requests have {}s to finish", grace.as_secs());
+            tokio::time::sleep(grace).await;
+        } => {
+            tracing::warn!("shutdown grace period elapsed; closing the remaining connections");
+            Ok(())
+        }
+    };
+
+    background.cancel();
+    for task in tasks {
+        let _ = task.await;
+    }
+    tracing::info!("stopped");
+    result
+}
+
+/// The primary data plane exists in two regions only (protocol doc 1.1).
+fn warn_about_region(config: &Config) {
+    let region = config.runtime.upstream_region.as_str();
+    let default_endpoint = config.upstream.api_endpoint == format!("https://q.{region}.amazonaws.com");
+    if default_endpoint && !matches!(region, "us-east-1" | "eu-central-1") {
+        tracing::warn!(
+            "UPSTREAM_REGION={region}: the primary API is served in us-east-1 and eu-central-1 only; \
+             set UPSTREAM_SSO_REGION for the login region instead"
+        );
+    }
+}

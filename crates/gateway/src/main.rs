@@ -1,1 +1,46 @@
-fn main() {}
+//! The `gateway` binary: parse the command line, load the configuration, set
+//! up logging, bind, and hand over to `gateway::serve`.
+
+use std::process::ExitCode;
+
+use clap::Parser as _;
+use gateway::cli::{self, Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("gateway: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => runtime.block_on(serve()),
+        Command::Login => runtime.block_on(cli::login()),
+        Command::Healthcheck => runtime.block_on(cli::healthcheck()),
+    }
+}
+
+async fn serve() -> ExitCode {
+    let config = match cli::load_config() {
+        Ok(config) => config,
+        Err(code) => return code,
+    };
+    gateway::logging::init(&config.log);
+    let addr = (config.runtime.server_host.clone(), config.runtime.server_port);
+    let listener = match tokio::net::TcpListener::bind(&addr).await {
+        Ok(l) => l,
+        Err(e) => {
+            tracing::error!("cannot listen on {}:{}: {e}", addr.0, addr.1);
+            return ExitCode::FAILURE;
+        }
+    };
+    match gateway::serve(config, listener, cli::shutdown_signal()).await {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            tracing::error!("gateway stopped with an error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

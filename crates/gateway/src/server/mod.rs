@@ -1,0 +1,55 @@
+//! The HTTP router and its middleware, outermost first:
+//!
+//! 1. [`request_context`]: request id, request span, access log;
+//! 2. [`uniform_errors`]: every error in the spec's format;
+//! 3. [`cors`]: CORS headers on everything, preflight answered;
+//! 4. [`body_limit`]: `max_request_body`, 413 `request_too_large`;
+//! 5. per route group: `/` and `/health` open; `/v1/*` behind client auth in
+//!    proxy mode, behind the [`setup_guard`] in full mode.
+//!
+//! Unknown paths answer 404 `not_found`, inside `/v1` only after auth
+//! (fail closed: a wrong key never learns which paths exist).
+
+pub mod body_limit;
+pub mod cors;
+pub mod request_context;
+pub mod setup_guard;
+pub mod uniform_errors;
+
+use axum::extract::DefaultBodyLimit;
+use axum::http::Uri;
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::routing::get;
+use axum::Router;
+
+use crate::config::GatewayMode;
+use crate::error::GatewayError;
+use crate::routes::{health, v1};
+use crate::state::AppState;
+
+/// The whole application router.
+pub fn router(state: AppState) -> Router {
+    let v1 = v1::router().fallback(not_found);
+    let v1 = match state.config().mode {
+        GatewayMode::Proxy => v1.layer(from_fn_with_state(
+            state.clone(),
+            crate::auth::require_proxy_key,
+        )),
+        GatewayMode::Full => setup_guard::guard(v1),
+    };
+    Router::new()
+        .route("/", get(health::root))
+        .route("/health", get(health::health))
+        .nest("/v1", v1)
+        .fallback(not_found)
+        .layer(from_fn_with_state(state.clone(), body_limit::limit_body))
+        .layer(DefaultBodyLimit::disable())
+        .layer(from_fn(cors::cors))
+        .layer(from_fn(uniform_errors::uniform_errors))
+        .layer(from_fn(request_context::request_context))
+        .with_state(state)
+}
+
+async fn not_found(uri: Uri) -> GatewayError {
+    GatewayError::NotFound(format!("no route for {}", uri.path()))
+}

@@ -1,0 +1,110 @@
+//! The outermost middleware: the request id, the request span, and the access
+//! log.
+//!
+//! - The id is the client's `x-request-id` when it is sane (1-128 characters
+//!   of `A-Z a-z 0-9 - _ . : / + = @`), else a new UUID; it is put in the
+//!   request extensions as [`RequestId`] and echoed in `x-request-id` on every
+//!   response.
+//! - Everything the request does runs inside the span `request{request_id=...}`,
+//!   so every log line of the request carries the id.
+//! - One access line per request when its response starts: method, path,
+//!   status, latency (to the response head; a stream goes on after it) and the
+//!   error recorded by `GatewayError`, with the internal detail that the client
+//!   never sees.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::Request;
+use axum::http::{HeaderName, HeaderValue};
+use axum::middleware::Next;
+use axum::response::Response;
+use tracing::Instrument as _;
+
+use crate::error::{GatewayError, LoggedError};
+
+/// The `x-request-id` header.
+pub static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+/// The id of the current request, in the request extensions.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RequestId(pub Arc<str>);
+
+impl RequestId {
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Whether a client-sent id can be adopted as it is.
+pub fn is_sane_request_id(id: &str) -> bool {
+    (1..=128).contains(&id.len())
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_.:/+=@".contains(&b))
+}
+
+/// The middleware.
+pub async fn request_context(mut request: Request, next: Next) -> Response {
+    let id: Arc<str> = request
+        .headers()
+        .get(&X_REQUEST_ID)
+        .and_then(|v| v.to_str().ok())
+        .filter(|v| is_sane_request_id(v))
+        .map(Arc::from)
+        .unwrap_or_else(|| Arc::from(uuid::Uuid::new_v4().to_string()));
+    request.extensions_mut().insert(RequestId(id.clone()));
+
+    let method = request.method().clone();
+    let path = request.uri().path().to_owned();
+    let span = tracing::info_span!("request", request_id = %id);
+    let started = Instant::now();
+    let mut response = next.run(request).instrument(span.clone()).await;
+    let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+
+    if let Ok(value) = HeaderValue::from_str(&id) {
+        response.headers_mut().insert(X_REQUEST_ID.clone(), value);
+    }
+
+    let status = response.status().as_u16();
+    let error = response.extensions().get::<LoggedError>().map(|e| e.0.clone());
+    span.in_scope(|| {
+        let latency_ms = (latency_ms * 10.0).round() / 10.0;
+        match error.as_deref() {
+            Some(err @ GatewayError::Internal(_)) => tracing::error!(
+                %method, %path, status, latency_ms,
+                error_type = err.kind(),
+                "request failed: {err}"
+            ),
+            Some(err) if status >= 500 => tracing::warn!(
+                %method, %path, status, latency_ms,
+                error_type = err.kind(),
+                "request failed: {}", crate::logging::mask_text(&err.to_string())
+            ),
+            Some(err) => tracing::info!(
+                %method, %path, status, latency_ms,
+                error_type = err.kind(),
+                "request refused: {}", crate::logging::mask_text(&err.to_string())
+            ),
+            None => tracing::info!(%method, %path, status, latency_ms, "request"),
+        }
+    });
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sane_ids() {
+        assert!(is_sane_request_id("abc-123"));
+        assert!(is_sane_request_id("req_01HZX:7/+=@x.y"));
+        assert!(is_sane_request_id(&"a".repeat(128)));
+        assert!(!is_sane_request_id(""));
+        assert!(!is_sane_request_id(&"a".repeat(129)));
+        assert!(!is_sane_request_id("has space"));
+        assert!(!is_sane_request_id("quote\"d"));
+        assert!(!is_sane_request_id("line\nbreak"));
+    }
+}

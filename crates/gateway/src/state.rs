@@ -1,0 +1,117 @@
+//! `AppState`: the one cheap handle every handler gets. It holds the static
+//! configuration, the live runtime configuration (behind `ArcSwap`: a change is
+//! a whole new `RuntimeConfig` swapped in, readers take a snapshot with
+//! [`AppState::runtime`]), the one pooled upstream HTTP client, the primary
+//! provider's token manager and the model cache.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use arc_swap::ArcSwap;
+
+use crate::auth::ApiKeyHash;
+use crate::config::{Config, RuntimeConfig};
+use crate::credentials::TokenManager;
+use crate::models::ModelCache;
+use crate::upstream::http::RetryPolicy;
+
+/// Idle pooled connections are closed after this long.
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+/// TCP keep-alive probes on upstream connections (long streams behind NAT).
+const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
+
+/// The shared state of the service; clone freely.
+#[derive(Clone)]
+pub struct AppState(Arc<Shared>);
+
+struct Shared {
+    config: Config,
+    runtime: ArcSwap<RuntimeConfig>,
+    http: reqwest::Client,
+    tokens: TokenManager,
+    models: ModelCache,
+    proxy_key: Option<ApiKeyHash>,
+}
+
+impl std::fmt::Debug for AppState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AppState")
+            .field("mode", &self.0.config.mode)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AppState {
+    /// Assemble the state. The live runtime configuration starts as `config.runtime`.
+    pub fn new(
+        config: Config,
+        http: reqwest::Client,
+        tokens: TokenManager,
+        models: ModelCache,
+    ) -> Self {
+        let proxy_key = config
+            .proxy_api_key
+            .as_ref()
+            .map(|k| ApiKeyHash::of(k.expose()));
+        AppState(Arc::new(Shared {
+            runtime: ArcSwap::from_pointee(config.runtime.clone()),
+            config,
+            http,
+            tokens,
+            models,
+            proxy_key,
+        }))
+    }
+
+    /// A snapshot of the live runtime configuration.
+    pub fn runtime(&self) -> Arc<RuntimeConfig> {
+        self.0.runtime.load_full()
+    }
+
+    /// Replace the live runtime configuration (hot fields apply at once).
+    pub fn set_runtime(&self, runtime: RuntimeConfig) {
+        self.0.runtime.store(Arc::new(runtime));
+    }
+
+    /// The configuration the process started with.
+    pub fn config(&self) -> &Config {
+        &self.0.config
+    }
+
+    /// The one pooled upstream client (no total timeout: streams can be long).
+    pub fn http(&self) -> &reqwest::Client {
+        &self.0.http
+    }
+
+    /// The primary provider's access tokens.
+    pub fn primary_tokens(&self) -> &TokenManager {
+        &self.0.tokens
+    }
+
+    pub fn models(&self) -> &ModelCache {
+        &self.0.models
+    }
+
+    /// The retry policy of the current runtime configuration.
+    pub fn retry_policy(&self) -> RetryPolicy {
+        RetryPolicy::new(&self.runtime(), &self.0.config.tuning)
+    }
+
+    /// SHA-256 of `PROXY_API_KEY` (proxy mode).
+    pub(crate) fn proxy_key_hash(&self) -> Option<&ApiKeyHash> {
+        self.0.proxy_key.as_ref()
+    }
+}
+
+/// The pooled upstream client: rustls, TCP_NODELAY, keep-alive, the connect
+/// timeout of the configuration and no total timeout (a stream may run for
+/// many minutes; the pipeline bounds waits itself).
+pub fn build_http_client(runtime: &RuntimeConfig) -> reqwest::Result<reqwest::Client> {
+    reqwest::Client::builder()
+        .use_rustls_tls()
+        .tcp_nodelay(true)
+        .tcp_keepalive(TCP_KEEPALIVE)
+        .connect_timeout(runtime.http_connect_timeout)
+        .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+        .build()
+}

@@ -1,0 +1,3 @@
+//! Talking to upstreams: the retry policy around one upstream request ([`http`]).
+
+pub mod http;
