@@ -8,7 +8,7 @@
 //! everything is split off the buffer. On error the buffer is left as it was,
 //! so calling again returns the same error: a bad stream cannot make progress.
 
-use bytes::BytesMut;
+use bytes::{Buf, BytesMut};
 
 use super::header::parse_headers;
 use super::{EventStreamError, Frame, DEFAULT_MAX_FRAME, OVERHEAD, PRELUDE_LEN};
@@ -81,6 +81,8 @@ impl Decoder {
             return Ok(None);
         };
 
+        // In bounds from here on: frame.len() == total_len >= 16 and
+        // headers_len <= total_len - 16, so 12 + headers_len <= crc_at.
         let crc_at = total_len - 4;
         hasher.update(&frame[8..crc_at]);
         let actual = hasher.finalize();
@@ -94,10 +96,14 @@ impl Decoder {
         let payload_at = PRELUDE_LEN + headers_len;
         let headers = parse_headers(&frame[PRELUDE_LEN..payload_at])?;
 
-        let frame = buf.split_to(total_len).freeze();
+        // Narrow the split-off frame to its payload before freezing: no copy,
+        // and one reference count on the shared buffer rather than two.
+        let mut payload = buf.split_to(total_len);
+        payload.truncate(crc_at);
+        payload.advance(payload_at);
         Ok(Some(Frame {
             headers,
-            payload: frame.slice(payload_at..crc_at),
+            payload: payload.freeze(),
         }))
     }
 
