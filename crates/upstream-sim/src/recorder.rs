@@ -160,11 +160,7 @@ pub(crate) struct RecordLayer {
 }
 
 /// Middleware: read the body, parse it, record the request, and pass both on.
-pub(crate) async fn record(
-    State(layer): State<RecordLayer>,
-    req: Request,
-    next: Next,
-) -> Response {
+pub(crate) async fn record(State(layer): State<RecordLayer>, req: Request, next: Next) -> Response {
     let (mut parts, body) = req.into_parts();
     let raw = match axum::body::to_bytes(body, MAX_BODY_BYTES).await {
         Ok(raw) => raw,
@@ -244,7 +240,10 @@ mod tests {
 
     #[test]
     fn header_and_query_lookup() {
-        let r = req("/ListAvailableModels", Some("origin=AI_EDITOR&profileArn=arn%3Aaws%3Ax&x"));
+        let r = req(
+            "/ListAvailableModels",
+            Some("origin=AI_EDITOR&profileArn=arn%3Aaws%3Ax&x"),
+        );
         assert_eq!(r.header("Authorization"), Some("Bearer x"));
         assert_eq!(r.query_param("origin").as_deref(), Some("AI_EDITOR"));
         assert_eq!(r.query_param("profileArn").as_deref(), Some("arn:aws:x"));

@@ -40,7 +40,11 @@ pub async fn start(config: SimConfig) -> anyhow::Result<SimHandle> {
     shared.set_oidc_url(format!("http://{oidc_addr}"));
     let (shutdown, signal) = watch::channel(false);
 
-    let api = with_recording(primary::router(shared.clone()), &shared, Service::PrimaryApi);
+    let api = with_recording(
+        primary::router(shared.clone()),
+        &shared,
+        Service::PrimaryApi,
+    );
     let idp = with_recording(oidc::router(shared.clone()), &shared, Service::Oidc);
     let tasks = vec![
         spawn_server(api_listener, api, signal.clone()),

@@ -121,7 +121,10 @@ mod tests {
         b.finish(Outcome::Completed); // first outcome wins
         drop((a, b));
         let s = counters.snapshot();
-        assert_eq!((s.started, s.completed, s.aborted, s.cancelled), (2, 1, 1, 0));
+        assert_eq!(
+            (s.started, s.completed, s.aborted, s.cancelled),
+            (2, 1, 1, 0)
+        );
     }
 
     #[test]

@@ -49,10 +49,7 @@ fn object(body: &ReceivedBody) -> Result<&serde_json::Map<String, Value>, OidcEr
 }
 
 /// A required non-empty string field, or `invalid_request` naming it.
-fn required<'a>(
-    obj: &'a serde_json::Map<String, Value>,
-    name: &str,
-) -> Result<&'a str, OidcError> {
+fn required<'a>(obj: &'a serde_json::Map<String, Value>, name: &str) -> Result<&'a str, OidcError> {
     match obj.get(name).and_then(Value::as_str) {
         Some(s) if !s.is_empty() => Ok(s),
         _ => Err(OidcError::new(
@@ -98,7 +95,13 @@ async fn register_client(
     }
     string_list(obj, "scopes")?;
     for grant in string_list(obj, "grantTypes")? {
-        if ![GRANT_DEVICE_CODE, GRANT_REFRESH_TOKEN, GRANT_AUTHORIZATION_CODE].contains(&grant) {
+        if ![
+            GRANT_DEVICE_CODE,
+            GRANT_REFRESH_TOKEN,
+            GRANT_AUTHORIZATION_CODE,
+        ]
+        .contains(&grant)
+        {
             return Err(OidcError::new(
                 OidcErrorCode::UnsupportedGrantType,
                 format!("Unsupported grant type: {grant}"),
@@ -159,7 +162,9 @@ async fn create_token(
         }
         GRANT_REFRESH_TOKEN => {
             let refresh_token = required(obj, "refreshToken")?;
-            shared.oidc().refresh(client_id, secret, refresh_token, now)?
+            shared
+                .oidc()
+                .refresh(client_id, secret, refresh_token, now)?
         }
         other => {
             return Err(OidcError::new(

@@ -257,8 +257,8 @@ impl OidcStore {
             return Err(slow_down());
         }
         device.polls += 1;
-        let decided = device.decision.is_some()
-            || config.approve_after.is_some_and(|n| device.polls > n);
+        let decided =
+            device.decision.is_some() || config.approve_after.is_some_and(|n| device.polls > n);
         if !decided {
             return Err(OidcError::new(
                 OidcErrorCode::AuthorizationPending,

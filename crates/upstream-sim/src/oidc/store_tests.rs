@@ -23,7 +23,9 @@ fn device_flow_pending_then_tokens_then_used() {
         .unwrap();
     assert_eq!(dev.interval, 1);
     assert_eq!(dev.expires_in, 600);
-    let poll = |s: &mut OidcStore| s.poll_device(&reg.client_id, &reg.client_secret, &dev.device_code, now);
+    let poll = |s: &mut OidcStore| {
+        s.poll_device(&reg.client_id, &reg.client_secret, &dev.device_code, now)
+    };
     assert_eq!(code(poll(&mut s)), OidcErrorCode::AuthorizationPending);
     assert_eq!(code(poll(&mut s)), OidcErrorCode::AuthorizationPending);
     let tokens = poll(&mut s).unwrap();
@@ -41,7 +43,9 @@ fn slow_down_once_comes_first() {
         ..OidcConfig::default()
     };
     let (mut s, reg, now) = store(cfg);
-    let dev = s.start_device(&reg.client_id, &reg.client_secret, now).unwrap();
+    let dev = s
+        .start_device(&reg.client_id, &reg.client_secret, now)
+        .unwrap();
     let r = s.poll_device(&reg.client_id, &reg.client_secret, &dev.device_code, now);
     assert_eq!(code(r), OidcErrorCode::SlowDown);
     assert!(s
@@ -58,9 +62,12 @@ fn enforce_interval_answers_slow_down_to_fast_polls() {
         ..OidcConfig::default()
     };
     let (mut s, reg, now) = store(cfg);
-    let dev = s.start_device(&reg.client_id, &reg.client_secret, now).unwrap();
+    let dev = s
+        .start_device(&reg.client_id, &reg.client_secret, now)
+        .unwrap();
     let at = |secs| now.after(Duration::from_secs(secs));
-    let mut poll = |t: Now| code(s.poll_device(&reg.client_id, &reg.client_secret, &dev.device_code, t));
+    let mut poll =
+        |t: Now| code(s.poll_device(&reg.client_id, &reg.client_secret, &dev.device_code, t));
     assert_eq!(poll(at(0)), OidcErrorCode::AuthorizationPending);
     assert_eq!(poll(at(2)), OidcErrorCode::SlowDown);
     assert_eq!(poll(at(8)), OidcErrorCode::AuthorizationPending);
@@ -72,7 +79,9 @@ fn expired_denied_and_manual_decisions() {
         approve_after: None,
         ..OidcConfig::default()
     });
-    let dev = s.start_device(&reg.client_id, &reg.client_secret, now).unwrap();
+    let dev = s
+        .start_device(&reg.client_id, &reg.client_secret, now)
+        .unwrap();
     let later = now.after(Duration::from_secs(601));
     let r = s.poll_device(&reg.client_id, &reg.client_secret, &dev.device_code, later);
     assert_eq!(code(r), OidcErrorCode::ExpiredToken);
@@ -87,7 +96,9 @@ fn expired_denied_and_manual_decisions() {
         .poll_device(&reg.client_id, &reg.client_secret, &dev.device_code, now)
         .is_ok());
 
-    let dev2 = s.start_device(&reg.client_id, &reg.client_secret, now).unwrap();
+    let dev2 = s
+        .start_device(&reg.client_id, &reg.client_secret, now)
+        .unwrap();
     assert!(s.decide(&dev2.user_code, false));
     let r = s.poll_device(&reg.client_id, &reg.client_secret, &dev2.device_code, now);
     assert_eq!(code(r), OidcErrorCode::AccessDenied);
@@ -101,7 +112,9 @@ fn deny_config_ends_with_access_denied() {
         deny: true,
         ..OidcConfig::default()
     });
-    let dev = s.start_device(&reg.client_id, &reg.client_secret, now).unwrap();
+    let dev = s
+        .start_device(&reg.client_id, &reg.client_secret, now)
+        .unwrap();
     let r = s.poll_device(&reg.client_id, &reg.client_secret, &dev.device_code, now);
     assert_eq!(code(r), OidcErrorCode::AccessDenied);
 }
@@ -111,7 +124,9 @@ fn client_authentication() {
     let (mut s, reg, now) = store(OidcConfig::default());
     let bad = s.start_device(&reg.client_id, "wrong", now).unwrap_err();
     assert_eq!(bad.code, OidcErrorCode::InvalidClient);
-    let unknown = s.start_device("nobody", &reg.client_secret, now).unwrap_err();
+    let unknown = s
+        .start_device("nobody", &reg.client_secret, now)
+        .unwrap_err();
     assert_eq!(unknown.code, OidcErrorCode::InvalidClient);
     let late = now.after(Duration::from_secs(91 * 24 * 3600));
     let expired = s
@@ -119,9 +134,16 @@ fn client_authentication() {
         .unwrap_err();
     assert_eq!(expired.code, OidcErrorCode::InvalidClient);
     // A device code belongs to the client that started it.
-    let dev = s.start_device(&reg.client_id, &reg.client_secret, now).unwrap();
+    let dev = s
+        .start_device(&reg.client_id, &reg.client_secret, now)
+        .unwrap();
     let other = s.register(now);
-    let r = s.poll_device(&other.client_id, &other.client_secret, &dev.device_code, now);
+    let r = s.poll_device(
+        &other.client_id,
+        &other.client_secret,
+        &dev.device_code,
+        now,
+    );
     assert_eq!(code(r), OidcErrorCode::InvalidGrant);
 }
 
@@ -143,12 +165,16 @@ fn refresh_without_rotation_keeps_the_refresh_token() {
         access_token_ttl: Duration::from_secs(30),
         ..OidcConfig::default()
     });
-    let t = s.refresh(&c.client_id, &c.client_secret, &c.refresh_token, now).unwrap();
+    let t = s
+        .refresh(&c.client_id, &c.client_secret, &c.refresh_token, now)
+        .unwrap();
     assert_eq!(t.refresh_token, None);
     assert_eq!(t.expires_in, 30);
     assert!(s.access_token_valid(&t.access_token, now.instant));
     assert!(!s.access_token_valid(&t.access_token, now.instant + Duration::from_secs(30)));
-    assert!(s.refresh(&c.client_id, &c.client_secret, &c.refresh_token, now).is_ok());
+    assert!(s
+        .refresh(&c.client_id, &c.client_secret, &c.refresh_token, now)
+        .is_ok());
 }
 
 #[test]
@@ -157,12 +183,16 @@ fn refresh_with_rotation_retires_the_old_token() {
         rotate_refresh_tokens: true,
         ..OidcConfig::default()
     });
-    let t = s.refresh(&c.client_id, &c.client_secret, &c.refresh_token, now).unwrap();
+    let t = s
+        .refresh(&c.client_id, &c.client_secret, &c.refresh_token, now)
+        .unwrap();
     let fresh = t.refresh_token.unwrap();
     assert_ne!(fresh, c.refresh_token);
     let old = s.refresh(&c.client_id, &c.client_secret, &c.refresh_token, now);
     assert_eq!(code(old), OidcErrorCode::InvalidGrant);
-    assert!(s.refresh(&c.client_id, &c.client_secret, &fresh, now).is_ok());
+    assert!(s
+        .refresh(&c.client_id, &c.client_secret, &fresh, now)
+        .is_ok());
 }
 
 #[test]

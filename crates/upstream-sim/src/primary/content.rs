@@ -96,7 +96,11 @@ pub fn tool_input(schema: Option<&Value>, i: usize) -> Value {
             "array" => Value::Array(Vec::new()),
             "object" => Value::Object(Map::new()),
             "null" => Value::Null,
-            _ => match prop.get("enum").and_then(Value::as_array).and_then(|e| e.first()) {
+            _ => match prop
+                .get("enum")
+                .and_then(Value::as_array)
+                .and_then(|e| e.first())
+            {
                 Some(first) => first.clone(),
                 None => Value::String(format!("{name}-{i}")),
             },
@@ -120,7 +124,10 @@ mod tests {
                 assert_eq!(t, generate(len, flavor));
             }
         }
-        assert!(generate(200, Flavor::AnswerUnicode).len() > 200, "multi-byte");
+        assert!(
+            generate(200, Flavor::AnswerUnicode).len() > 200,
+            "multi-byte"
+        );
     }
 
     #[test]
@@ -155,6 +162,9 @@ mod tests {
             json!({"path": "path-1", "count": 2, "all": true, "mode": "fast", "tags": []})
         );
         assert_eq!(tool_input(None, 3), json!({"query": "sim-3"}));
-        assert_eq!(tool_input(Some(&json!({"type": "object"})), 0), json!({"query": "sim-0"}));
+        assert_eq!(
+            tool_input(Some(&json!({"type": "object"})), 0),
+            json!({"query": "sim-0"})
+        );
     }
 }

@@ -122,7 +122,9 @@ fn default_message(status: StatusCode) -> &'static str {
         404 => "The requested resource was not found.",
         429 => "Too many requests, please wait before trying again.",
         503 => "Service is temporarily unavailable, please try again.",
-        s if s >= 500 => "Encountered an unexpected error when processing the request, please try again.",
+        s if s >= 500 => {
+            "Encountered an unexpected error when processing the request, please try again."
+        }
         _ => "The request could not be processed.",
     }
 }
@@ -195,12 +197,18 @@ mod tests {
 
     #[test]
     fn reasons_pick_messages() {
-        let e = ApiError::for_status(StatusCode::BAD_REQUEST, Some("CONTENT_LENGTH_EXCEEDS_THRESHOLD"));
+        let e = ApiError::for_status(
+            StatusCode::BAD_REQUEST,
+            Some("CONTENT_LENGTH_EXCEEDS_THRESHOLD"),
+        );
         assert_eq!(e.message, "Input is too long.");
         let e = ApiError::for_status(StatusCode::INTERNAL_SERVER_ERROR, None);
         assert_eq!(e.reason.as_deref(), Some("MODEL_TEMPORARILY_UNAVAILABLE"));
         assert_eq!(e.error_type, "InternalServerException");
-        assert_eq!(ApiError::body_invalid().reason.as_deref(), Some("REQUEST_BODY_INVALID"));
+        assert_eq!(
+            ApiError::body_invalid().reason.as_deref(),
+            Some("REQUEST_BODY_INVALID")
+        );
         assert_eq!(ApiError::body_invalid().message, IMPROPERLY_FORMED);
     }
 }

@@ -25,8 +25,12 @@ pub enum SimEvent {
     },
     ReasoningText(String),
     ReasoningSignature(String),
-    Metering { usage: f64 },
-    ContextUsage { percentage: f64 },
+    Metering {
+        usage: f64,
+    },
+    ContextUsage {
+        percentage: f64,
+    },
     Metadata {
         input_tokens: u64,
         output_tokens: u64,
@@ -248,7 +252,13 @@ pub fn content_events(scenario: &Scenario, req: &RequestView<'_>) -> Option<Vec<
     Some(out)
 }
 
-fn tool_events(name: &str, input: &str, fragments: usize, duplicate: bool, out: &mut Vec<SimEvent>) {
+fn tool_events(
+    name: &str,
+    input: &str,
+    fragments: usize,
+    duplicate: bool,
+    out: &mut Vec<SimEvent>,
+) {
     let id = ids::tool_use_id();
     let frame = |input: Option<&str>, stop: bool| SimEvent::Tool {
         id: id.clone(),

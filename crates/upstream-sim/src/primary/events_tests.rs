@@ -25,13 +25,23 @@ fn texts(events: &[SimEvent]) -> String {
 fn tools(events: &[SimEvent]) -> Vec<(String, String, bool)> {
     let mut out: Vec<(String, String, bool)> = Vec::new();
     for e in events {
-        if let SimEvent::Tool { id, name, input, stop } = e {
+        if let SimEvent::Tool {
+            id,
+            name,
+            input,
+            stop,
+        } = e
+        {
             match out.iter_mut().find(|(i, _, _)| i == id) {
                 Some(entry) => {
                     entry.1.push_str(input.as_deref().unwrap_or(""));
                     entry.2 |= stop;
                 }
-                None => out.push((id.clone(), format!("{name}:{}", input.as_deref().unwrap_or("")), *stop)),
+                None => out.push((
+                    id.clone(),
+                    format!("{name}:{}", input.as_deref().unwrap_or("")),
+                    *stop,
+                )),
             }
         }
     }
@@ -72,7 +82,10 @@ fn payloads_are_alphabetical_flat_json() {
         String::from_utf8(SimEvent::Text("Hi \"you\"".into()).payload()).unwrap(),
         r#"{"content":"Hi \"you\""}"#
     );
-    let meta = SimEvent::Metadata { input_tokens: 10, output_tokens: 5 };
+    let meta = SimEvent::Metadata {
+        input_tokens: 10,
+        output_tokens: 5,
+    };
     assert_eq!(meta.event_type(), "metadataEvent");
     assert_eq!(
         serde_json::from_slice::<serde_json::Value>(&meta.payload()).unwrap(),
@@ -102,18 +115,30 @@ fn text_and_echo() {
 fn tools_use_the_offered_tools_and_split_input() {
     let schema = json!({"type": "object", "properties": {"path": {"type": "string"}}});
     let offered = vec![
-        ToolView { name: "read_file", schema: &schema },
-        ToolView { name: "list_dir", schema: &schema },
+        ToolView {
+            name: "read_file",
+            schema: &schema,
+        },
+        ToolView {
+            name: "list_dir",
+            schema: &schema,
+        },
     ];
     let events = content_events(&Scenario::tools(3, 4), &view("x", offered)).unwrap();
     assert_eq!(events[0], SimEvent::Text(TOOLS_PREAMBLE.into()));
     let calls = tools(&events);
     assert_eq!(calls.len(), 3);
-    let names: Vec<_> = calls.iter().map(|c| c.1.split(':').next().unwrap().to_owned()).collect();
+    let names: Vec<_> = calls
+        .iter()
+        .map(|c| c.1.split(':').next().unwrap().to_owned())
+        .collect();
     assert_eq!(names, ["read_file", "list_dir", "read_file"]);
     for (i, (_, joined, stopped)) in calls.iter().enumerate() {
         let input = joined.split_once(':').unwrap().1;
-        assert_eq!(serde_json::from_str::<serde_json::Value>(input).unwrap(), json!({"path": format!("path-{i}")}));
+        assert_eq!(
+            serde_json::from_str::<serde_json::Value>(input).unwrap(),
+            json!({"path": format!("path-{i}")})
+        );
         assert!(stopped);
     }
     // 1 opening + 4 fragments + 1 stop per call.
@@ -122,7 +147,9 @@ fn tools_use_the_offered_tools_and_split_input() {
 
 #[test]
 fn tools_without_offered_tools_and_duplicates() {
-    let s: Scenario = "tools preamble=false duplicate=true fragments=2".parse().unwrap();
+    let s: Scenario = "tools preamble=false duplicate=true fragments=2"
+        .parse()
+        .unwrap();
     let events = content_events(&s, &view("x", vec![])).unwrap();
     assert!(matches!(&events[0], SimEvent::Tool { name, input: None, .. } if name == "sim_tool_0"));
     // opening, 2 fragments, stop, duplicate empty input, stop
@@ -151,7 +178,9 @@ fn thinking_and_reasoning() {
         })
         .collect();
     assert_eq!(reasoning.chars().count(), 30);
-    assert!(events.iter().any(|e| matches!(e, SimEvent::ReasoningSignature(_))));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, SimEvent::ReasoningSignature(_))));
     assert_eq!(events[0].event_type(), "reasoningContentEvent");
     assert_eq!(texts(&events).chars().count(), 10);
 }
@@ -165,7 +194,10 @@ fn truncation_cuts_the_last_tool_input() {
     assert!(calls[0].2, "first call complete");
     assert!(!calls[1].2, "last call never stops");
     let cut = calls[1].1.split_once(':').unwrap().1;
-    assert!(serde_json::from_str::<serde_json::Value>(cut).is_err(), "{cut}");
+    assert!(
+        serde_json::from_str::<serde_json::Value>(cut).is_err(),
+        "{cut}"
+    );
     // Text-only answers are left alone (only the trailer goes).
     let mut text = content_events(&Scenario::text(40, 10), &view("x", vec![])).unwrap();
     truncate(&mut text);
@@ -178,10 +210,24 @@ fn trailer_follows_the_scenario() {
     let t = trailer(&Scenario::text(1, 1), &content, 4000, 200_000);
     assert_eq!(
         t,
-        vec![SimEvent::Metering { usage: 0.05 }, SimEvent::ContextUsage { percentage: 0.5 }]
+        vec![
+            SimEvent::Metering { usage: 0.05 },
+            SimEvent::ContextUsage { percentage: 0.5 }
+        ]
     );
-    let t = trailer(&Scenario::text(1, 1).with_metadata(), &content, 4000, 200_000);
-    assert_eq!(t[0], SimEvent::Metadata { input_tokens: 1000, output_tokens: 100 });
+    let t = trailer(
+        &Scenario::text(1, 1).with_metadata(),
+        &content,
+        4000,
+        200_000,
+    );
+    assert_eq!(
+        t[0],
+        SimEvent::Metadata {
+            input_tokens: 1000,
+            output_tokens: 100
+        }
+    );
     assert!(trailer(&Scenario::text(1, 1).truncated(), &content, 4000, 200_000).is_empty());
     let s: Scenario = "text metering=0 context=0".parse().unwrap();
     assert!(trailer(&s, &content, 4000, 200_000).is_empty());

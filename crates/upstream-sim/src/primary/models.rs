@@ -90,7 +90,14 @@ pub fn default_models() -> Vec<ModelInfo> {
             32_000,
         )
         .text_only(),
-        ModelInfo::new("glm-5", "GLM 5", "Open-weight coding model", 128_000, 32_000).text_only(),
+        ModelInfo::new(
+            "glm-5",
+            "GLM 5",
+            "Open-weight coding model",
+            128_000,
+            32_000,
+        )
+        .text_only(),
         ModelInfo::new(
             "minimax-m2.1",
             "MiniMax M2.1",
@@ -195,7 +202,13 @@ mod tests {
             .iter()
             .map(|m| m["modelId"].as_str().unwrap())
             .collect();
-        for id in ["auto", "claude-sonnet-4", "claude-haiku-4.5", "claude-opus-4.5", "deepseek-3.2"] {
+        for id in [
+            "auto",
+            "claude-sonnet-4",
+            "claude-haiku-4.5",
+            "claude-opus-4.5",
+            "deepseek-3.2",
+        ] {
             assert!(ids.contains(&id), "{id}");
         }
     }

@@ -97,7 +97,10 @@ pub enum Fault {
     /// Event `at` (0-based) carries a bad message CRC.
     CorruptCrc { at: usize },
     /// An exception frame after `after` events, then the end of the stream.
-    Exception { after: usize, exception_type: String },
+    Exception {
+        after: usize,
+        exception_type: String,
+    },
     /// An error frame after `after` events, then the end of the stream.
     Error { after: usize, code: String },
 }

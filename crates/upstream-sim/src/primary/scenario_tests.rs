@@ -10,7 +10,10 @@ fn parse_err(s: &str) -> String {
 
 #[test]
 fn bare_name_and_scenario_key_are_the_same() {
-    assert_eq!(parse("text len=500 chunk=20"), parse("scenario=text chunk=20 len=500"));
+    assert_eq!(
+        parse("text len=500 chunk=20"),
+        parse("scenario=text chunk=20 len=500")
+    );
     assert_eq!(parse("text len=500 chunk=20"), Scenario::text(500, 20));
     assert_eq!(parse(""), Scenario::default_answer());
     assert_eq!(parse("scenario=echo"), Scenario::echo());
@@ -18,7 +21,10 @@ fn bare_name_and_scenario_key_are_the_same() {
 
 #[test]
 fn examples_from_the_issue() {
-    assert_eq!(parse("scenario=tools n=2 fragments=4"), Scenario::tools(2, 4));
+    assert_eq!(
+        parse("scenario=tools n=2 fragments=4"),
+        Scenario::tools(2, 4)
+    );
     let s = parse("scenario=status code=429 times=1 retry_after=1");
     assert_eq!(
         s.kind,
@@ -45,15 +51,27 @@ fn common_keys() {
 
 #[test]
 fn faults() {
-    assert_eq!(parse("text disconnect_after=3").fault, Some(Fault::Disconnect { after: 3 }));
-    assert_eq!(parse("text corrupt_at=0").fault, Some(Fault::CorruptCrc { at: 0 }));
+    assert_eq!(
+        parse("text disconnect_after=3").fault,
+        Some(Fault::Disconnect { after: 3 })
+    );
+    assert_eq!(
+        parse("text corrupt_at=0").fault,
+        Some(Fault::CorruptCrc { at: 0 })
+    );
     assert_eq!(
         parse("text exception=ThrottlingException exception_after=2").fault,
-        Some(Fault::Exception { after: 2, exception_type: "ThrottlingException".into() })
+        Some(Fault::Exception {
+            after: 2,
+            exception_type: "ThrottlingException".into()
+        })
     );
     assert_eq!(
         parse("text error_after=1").fault,
-        Some(Fault::Error { after: 1, code: DEFAULT_ERROR_CODE.into() })
+        Some(Fault::Error {
+            after: 1,
+            code: DEFAULT_ERROR_CODE.into()
+        })
     );
     assert!(parse_err("text exception=X").contains("exception_after"));
     assert!(parse_err("text corrupt_at=1 disconnect_after=2").contains("one fault"));
@@ -92,7 +110,10 @@ fn display_is_canonical_and_round_trips() {
         assert_eq!(parse(&s.to_string()), s);
     }
     // Defaults are not printed, so spellings of one scenario share a counter key.
-    assert_eq!(parse("scenario=text len=200 chunk=20").counter_key(), "text");
+    assert_eq!(
+        parse("scenario=text len=200 chunk=20").counter_key(),
+        "text"
+    );
     assert_eq!(
         parse("status times=1 code=429").counter_key(),
         parse("status code=429 times=1").counter_key()

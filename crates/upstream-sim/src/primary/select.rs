@@ -119,8 +119,14 @@ mod tests {
     fn exhausted_once_falls_back_to_default_answer() {
         let mut book = ScenarioBook::new(None);
         let msg = "sim: status code=500 times=2";
-        assert!(matches!(choose(&mut book, msg).kind, super::super::scenario::ScenarioKind::Status { .. }));
-        assert!(matches!(choose(&mut book, msg).kind, super::super::scenario::ScenarioKind::Status { .. }));
+        assert!(matches!(
+            choose(&mut book, msg).kind,
+            super::super::scenario::ScenarioKind::Status { .. }
+        ));
+        assert!(matches!(
+            choose(&mut book, msg).kind,
+            super::super::scenario::ScenarioKind::Status { .. }
+        ));
         assert_eq!(choose(&mut book, msg), Scenario::default_answer());
         // A different key has its own counter.
         let other = "sim: status code=500 times=2 key=other";

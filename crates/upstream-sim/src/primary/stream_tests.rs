@@ -5,7 +5,9 @@ use std::sync::Arc;
 use wire::eventstream::{Decoder, EventStreamError, Message};
 
 fn events(n: usize) -> Vec<SimEvent> {
-    (0..n).map(|i| SimEvent::Text(format!("part {i}"))).collect()
+    (0..n)
+        .map(|i| SimEvent::Text(format!("part {i}")))
+        .collect()
 }
 
 /// Decode every frame; returns (kind, name, payload) triples and the first error.
@@ -17,12 +19,18 @@ fn decode(buf: &[u8]) -> (Vec<(String, String, String)>, Option<EventStreamError
         match dec.decode(&mut bytes) {
             Ok(Some(frame)) => {
                 let entry = match frame.message().unwrap() {
-                    Message::Event { event_type, payload } => (
+                    Message::Event {
+                        event_type,
+                        payload,
+                    } => (
                         "event".to_owned(),
                         event_type.to_owned(),
                         String::from_utf8(payload.to_vec()).unwrap(),
                     ),
-                    Message::Exception { exception_type, payload } => (
+                    Message::Exception {
+                        exception_type,
+                        payload,
+                    } => (
                         "exception".to_owned(),
                         exception_type.to_owned(),
                         String::from_utf8(payload.to_vec()).unwrap(),
@@ -46,12 +54,21 @@ fn plain_frames_decode_in_order() {
     assert_eq!(*ends.last().unwrap(), buf.len());
     let (decoded, err) = decode(&buf);
     assert!(err.is_none());
-    assert_eq!(decoded[2], ("event".into(), "assistantResponseEvent".into(), r#"{"content":"part 2"}"#.into()));
+    assert_eq!(
+        decoded[2],
+        (
+            "event".into(),
+            "assistantResponseEvent".into(),
+            r#"{"content":"part 2"}"#.into()
+        )
+    );
 }
 
 #[test]
 fn exception_and_error_faults_replace_the_rest() {
-    let s: Scenario = "text exception_after=2 exception=throttlingException".parse().unwrap();
+    let s: Scenario = "text exception_after=2 exception=throttlingException"
+        .parse()
+        .unwrap();
     let (buf, ends) = frames(&s, events(5));
     assert_eq!(ends.len(), 3);
     let (decoded, err) = decode(&buf);
@@ -64,7 +81,14 @@ fn exception_and_error_faults_replace_the_rest() {
     let s: Scenario = "text error_after=0".parse().unwrap();
     let (buf, _) = frames(&s, events(5));
     let (decoded, _) = decode(&buf);
-    assert_eq!(decoded, vec![("error".into(), "InternalError".into(), "upstream-sim: injected error frame".into())]);
+    assert_eq!(
+        decoded,
+        vec![(
+            "error".into(),
+            "InternalError".into(),
+            "upstream-sim: injected error frame".into()
+        )]
+    );
 }
 
 #[test]
@@ -128,7 +152,10 @@ async fn event_stream_plays_steps_and_counts() {
     let s = counters.snapshot();
     assert_eq!((s.aborted, s.cancelled), (1, 0));
 
-    let st = VecDeque::from([Step::Bytes(Bytes::from_static(b"a")), Step::Sleep(Duration::from_secs(60))]);
+    let st = VecDeque::from([
+        Step::Bytes(Bytes::from_static(b"a")),
+        Step::Sleep(Duration::from_secs(60)),
+    ]);
     let mut body = EventStream::new(st, StreamGuard::start(counters.clone()));
     assert!(body.next().await.is_some());
     drop(body);

@@ -97,14 +97,20 @@ pub(crate) fn validate<'a>(
             ..ApiError::improperly_formed()
         });
     }
-    let state = obj(top.get("conversationState").ok_or_else(ApiError::improperly_formed)?)?;
+    let state = obj(top
+        .get("conversationState")
+        .ok_or_else(ApiError::improperly_formed)?)?;
     let trigger = non_empty_str(state.get("chatTriggerType"))?;
     if !TRIGGER_TYPES.contains(&trigger) {
         return bad();
     }
     opt_str(state.get("conversationId"))?;
-    let current = obj(state.get("currentMessage").ok_or_else(ApiError::improperly_formed)?)?;
-    let current = obj(current.get("userInputMessage").ok_or_else(ApiError::improperly_formed)?)?;
+    let current = obj(state
+        .get("currentMessage")
+        .ok_or_else(ApiError::improperly_formed)?)?;
+    let current = obj(current
+        .get("userInputMessage")
+        .ok_or_else(ApiError::improperly_formed)?)?;
     let history = opt_array(state.get("history"))?;
 
     let mut previous_tool_uses: Option<Vec<&str>> = None;
@@ -115,7 +121,11 @@ pub(crate) fn validate<'a>(
             return bad();
         }
         let expect_user = i % 2 == 0;
-        match (expect_user, entry.get("userInputMessage"), entry.get("assistantResponseMessage")) {
+        match (
+            expect_user,
+            entry.get("userInputMessage"),
+            entry.get("assistantResponseMessage"),
+        ) {
             (true, Some(user), None) => {
                 let results = check_user(obj(user)?, &api.models, previous_tool_uses.take())?;
                 tool_traffic |= results;
@@ -220,7 +230,9 @@ fn check_image(image: &Map<String, Value>) -> Check<()> {
     if !IMAGE_FORMATS.contains(&format) {
         return bad();
     }
-    let source = obj(image.get("source").ok_or_else(ApiError::improperly_formed)?)?;
+    let source = obj(image
+        .get("source")
+        .ok_or_else(ApiError::improperly_formed)?)?;
     if !is_base64(non_empty_str(source.get("bytes"))?) {
         return bad();
     }
@@ -259,10 +271,12 @@ fn check_tools(current: &Map<String, Value>) -> Check<Vec<ToolView<'_>>> {
         if description.chars().count() > MAX_TOOL_DESCRIPTION {
             return bad();
         }
-        let schema = obj(spec.get("inputSchema").ok_or_else(ApiError::improperly_formed)?)?
-            .get("json")
-            .filter(|s| s.is_object())
-            .ok_or_else(ApiError::improperly_formed)?;
+        let schema = obj(spec
+            .get("inputSchema")
+            .ok_or_else(ApiError::improperly_formed)?)?
+        .get("json")
+        .filter(|s| s.is_object())
+        .ok_or_else(ApiError::improperly_formed)?;
         if !schema_ok(schema) {
             return bad();
         }

@@ -83,30 +83,99 @@ fn system_prompt_is_request_body_invalid() {
     assert_eq!(reason(&body).as_deref(), Some("REQUEST_BODY_INVALID"));
 }
 
+type Mutation = Box<dyn Fn(&mut Value)>;
+
 #[test]
 fn shape_errors_are_improperly_formed_without_reason() {
-    let mutations: Vec<(&str, Box<dyn Fn(&mut Value)>)> = vec![
-        ("no conversationState", Box::new(|b| { b.as_object_mut().unwrap().remove("conversationState"); })),
-        ("no trigger", Box::new(|b| { b["conversationState"].as_object_mut().unwrap().remove("chatTriggerType"); })),
-        ("bad trigger", Box::new(|b| b["conversationState"]["chatTriggerType"] = json!("AUTO"))),
-        ("no current", Box::new(|b| { b["conversationState"].as_object_mut().unwrap().remove("currentMessage"); })),
-        ("empty content", Box::new(|b| b["conversationState"]["currentMessage"]["userInputMessage"]["content"] = json!(""))),
-        ("history not array", Box::new(|b| b["conversationState"]["history"] = json!({}))),
-        ("history ends with user", Box::new(|b| b["conversationState"]["history"] = json!([
-            {"userInputMessage": {"content": "a"}}])) ),
-        ("history starts with assistant", Box::new(|b| b["conversationState"]["history"] = json!([
-            {"assistantResponseMessage": {"content": "a"}}, {"userInputMessage": {"content": "b"}}])) ),
-        ("two users in a row", Box::new(|b| b["conversationState"]["history"] = json!([
-            {"userInputMessage": {"content": "a"}}, {"userInputMessage": {"content": "b"}}])) ),
-        ("entry with two keys", Box::new(|b| b["conversationState"]["history"] = json!([
+    let mutations: Vec<(&str, Mutation)> = vec![
+        (
+            "no conversationState",
+            Box::new(|b| {
+                b.as_object_mut().unwrap().remove("conversationState");
+            }),
+        ),
+        (
+            "no trigger",
+            Box::new(|b| {
+                b["conversationState"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("chatTriggerType");
+            }),
+        ),
+        (
+            "bad trigger",
+            Box::new(|b| b["conversationState"]["chatTriggerType"] = json!("AUTO")),
+        ),
+        (
+            "no current",
+            Box::new(|b| {
+                b["conversationState"]
+                    .as_object_mut()
+                    .unwrap()
+                    .remove("currentMessage");
+            }),
+        ),
+        (
+            "empty content",
+            Box::new(|b| {
+                b["conversationState"]["currentMessage"]["userInputMessage"]["content"] = json!("")
+            }),
+        ),
+        (
+            "history not array",
+            Box::new(|b| b["conversationState"]["history"] = json!({})),
+        ),
+        (
+            "history ends with user",
+            Box::new(|b| {
+                b["conversationState"]["history"] = json!([
+            {"userInputMessage": {"content": "a"}}])
+            }),
+        ),
+        (
+            "history starts with assistant",
+            Box::new(|b| {
+                b["conversationState"]["history"] = json!([
+            {"assistantResponseMessage": {"content": "a"}}, {"userInputMessage": {"content": "b"}}])
+            }),
+        ),
+        (
+            "two users in a row",
+            Box::new(|b| {
+                b["conversationState"]["history"] = json!([
+            {"userInputMessage": {"content": "a"}}, {"userInputMessage": {"content": "b"}}])
+            }),
+        ),
+        (
+            "entry with two keys",
+            Box::new(|b| {
+                b["conversationState"]["history"] = json!([
             {"userInputMessage": {"content": "a"}, "assistantResponseMessage": {"content": "b"}},
-            {"assistantResponseMessage": {"content": "b"}}])) ),
-        ("empty assistant", Box::new(|b| b["conversationState"]["history"] = json!([
-            {"userInputMessage": {"content": "a"}}, {"assistantResponseMessage": {"content": ""}}])) ),
-        ("bad image format", Box::new(|b| b["conversationState"]["currentMessage"]["userInputMessage"]["images"] =
-            json!([{"format": "jpg", "source": {"bytes": "AAAA"}}]))),
-        ("data url image", Box::new(|b| b["conversationState"]["currentMessage"]["userInputMessage"]["images"] =
-            json!([{"format": "png", "source": {"bytes": "data:image/png;base64,AAAA"}}]))),
+            {"assistantResponseMessage": {"content": "b"}}])
+            }),
+        ),
+        (
+            "empty assistant",
+            Box::new(|b| {
+                b["conversationState"]["history"] = json!([
+            {"userInputMessage": {"content": "a"}}, {"assistantResponseMessage": {"content": ""}}])
+            }),
+        ),
+        (
+            "bad image format",
+            Box::new(|b| {
+                b["conversationState"]["currentMessage"]["userInputMessage"]["images"] =
+                    json!([{"format": "jpg", "source": {"bytes": "AAAA"}}])
+            }),
+        ),
+        (
+            "data url image",
+            Box::new(|b| {
+                b["conversationState"]["currentMessage"]["userInputMessage"]["images"] =
+                    json!([{"format": "png", "source": {"bytes": "data:image/png;base64,AAAA"}}])
+            }),
+        ),
     ];
     for (what, mutate) in mutations {
         let mut body = simple("hi");
@@ -129,19 +198,20 @@ fn tool_rules() {
 
     // A tool result whose id is not in the preceding assistant entry.
     let mut body = full();
-    body["conversationState"]["history"][2]["userInputMessage"]["userInputMessageContext"]["toolResults"][0]
-        ["toolUseId"] = json!("tooluse_ZZ");
+    body["conversationState"]["history"][2]["userInputMessage"]["userInputMessageContext"]
+        ["toolResults"][0]["toolUseId"] = json!("tooluse_ZZ");
     assert!(check(&body).is_err());
 
     // Tool results on the current message pair with the last history entry.
     let mut body = full();
     body["conversationState"]["history"][3]["assistantResponseMessage"]["toolUses"] =
         json!([{"toolUseId": "t2", "name": "read_file", "input": {"path": "x"}}]);
-    body["conversationState"]["currentMessage"]["userInputMessage"]["userInputMessageContext"]["toolResults"] =
+    body["conversationState"]["currentMessage"]["userInputMessage"]["userInputMessageContext"]
+        ["toolResults"] =
         json!([{"toolUseId": "t2", "status": "error", "content": [{"json": {"e": 1}}]}]);
     check(&body).unwrap();
-    body["conversationState"]["currentMessage"]["userInputMessage"]["userInputMessageContext"]["toolResults"][0]
-        ["status"] = json!("failed");
+    body["conversationState"]["currentMessage"]["userInputMessage"]["userInputMessageContext"]
+        ["toolResults"][0]["status"] = json!("failed");
     assert!(check(&body).is_err());
 
     let cases: Vec<Value> = vec![
@@ -157,8 +227,8 @@ fn tool_rules() {
     ];
     for t in cases {
         let mut body = simple("hi");
-        body["conversationState"]["currentMessage"]["userInputMessage"]["userInputMessageContext"] =
-            json!({"tools": [t.clone()]});
+        body["conversationState"]["currentMessage"]["userInputMessage"]
+            ["userInputMessageContext"] = json!({"tools": [t.clone()]});
         assert!(check(&body).is_err(), "{t}");
     }
     let mut body = simple("hi");
@@ -175,7 +245,10 @@ fn size_model_profile_and_non_json() {
     let body = simple("hi");
     let e = validate(Some(&body), 10_001, &settings()).unwrap_err();
     assert_eq!(e.message, "Input is too long.");
-    assert_eq!(e.reason.as_deref(), Some("CONTENT_LENGTH_EXCEEDS_THRESHOLD"));
+    assert_eq!(
+        e.reason.as_deref(),
+        Some("CONTENT_LENGTH_EXCEEDS_THRESHOLD")
+    );
 
     let mut body = simple("hi");
     body["conversationState"]["currentMessage"]["userInputMessage"]["modelId"] = json!("gpt-4o");

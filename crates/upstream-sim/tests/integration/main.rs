@@ -1,1 +1,13 @@
-//! Integration tests of the simulator.
+//! Integration tests of the simulator: it is started in-process on ephemeral
+//! ports and driven over HTTP with reqwest, as the gateway's tests will.
+
+#![expect(
+    clippy::unwrap_used,
+    reason = "helpers outside #[test] functions should fail loudly too"
+)]
+
+mod api;
+mod common;
+mod oidc;
+mod recording;
+mod scenarios;
