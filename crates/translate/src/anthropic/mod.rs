@@ -1,0 +1,51 @@
+//! The Anthropic messages format around the canonical model.
+//!
+//! The same five pieces as every format module (see `docs/architecture.md`):
+//!
+//! | Piece | Direction | Module |
+//! |---|---|---|
+//! | [`into_chat_request`] | client request -> `ChatRequest` | `request` |
+//! | [`from_chat_request`] | `ChatRequest` -> provider request (relays) | `relay` |
+//! | [`StreamEncoder`], [`error_event`] | `ChatEvent`s -> client SSE bytes | `encoder` |
+//! | [`render_response`], [`response_events`] | whole answers, both ways | `response` |
+//! | [`StreamParser`] | provider SSE events -> `ChatEvent`s | `parser` |
+//!
+//! `json` holds the hand-written JSON writer of the encoder's hot path.
+
+mod encoder;
+mod json;
+mod parser;
+mod relay;
+mod request;
+mod response;
+
+pub use encoder::{error_event, StreamEncoder};
+pub use parser::{provider_error, StreamParser};
+pub use relay::{effort_budget, from_chat_request, DEFAULT_MAX_TOKENS};
+pub use request::into_chat_request;
+pub use response::{render_response, response_events};
+
+use serde_json::{Map, Value};
+
+use crate::model::StopReason;
+
+/// The stop reason a client sees: `tool_use` when the answer called tools and
+/// the provider said `end_turn` (or nothing), else the provider's reason.
+fn final_stop_reason(reason: Option<&StopReason>, tool_calls: bool) -> StopReason {
+    match reason {
+        Some(StopReason::EndTurn) | None if tool_calls => StopReason::ToolUse,
+        Some(reason) => reason.clone(),
+        None => StopReason::EndTurn,
+    }
+}
+
+/// Tool-call arguments as the object Anthropic requires. Empty, invalid or
+/// non-object JSON (e.g. a call truncated mid-stream) becomes `{}`: the format
+/// has no way to carry raw text in `input`, and a parse error would fail the
+/// whole request or answer for one damaged call.
+fn arguments_object(arguments: &str) -> Value {
+    match serde_json::from_str::<Value>(arguments) {
+        Ok(Value::Object(map)) => Value::Object(map),
+        _ => Value::Object(Map::new()),
+    }
+}
