@@ -114,6 +114,14 @@ fn bench_stream_parser(c: &mut Criterion) {
         "contextUsageEvent",
         r#"{"contextUsagePercentage":12.5}"#.to_owned(),
     ));
+    // The same answer ending with exact token usage: no estimate to compute,
+    // so this isolates the parsing cost.
+    let mut exact = payloads.clone();
+    exact.push((
+        "metadataEvent",
+        r#"{"tokenUsage":{"uncachedInputTokens":9000,"outputTokens":30000,"totalTokens":39000}}"#
+            .to_owned(),
+    ));
     let opts = ParserOptions {
         extract_thinking: true,
         context_window: Some(200_000),
@@ -133,10 +141,18 @@ fn bench_stream_parser(c: &mut Criterion) {
     };
     let mut group = c.benchmark_group("primary_stream_parser");
     group.throughput(Throughput::Elements(2000));
-    group.bench_function("2000_text_events", |b| b.iter(|| run(black_box(&payloads))));
-    group.throughput(Throughput::Bytes(text_bytes));
-    group.bench_function("2000_text_events_bytes", |b| {
+    group.bench_function("2000_text_events_estimated_usage", |b| {
         b.iter(|| run(black_box(&payloads)))
+    });
+    group.bench_function("2000_text_events_exact_usage", |b| {
+        b.iter(|| run(black_box(&exact)))
+    });
+    group.throughput(Throughput::Bytes(text_bytes));
+    group.bench_function("2000_text_events_estimated_usage_bytes", |b| {
+        b.iter(|| run(black_box(&payloads)))
+    });
+    group.bench_function("2000_text_events_exact_usage_bytes", |b| {
+        b.iter(|| run(black_box(&exact)))
     });
     group.finish();
 }

@@ -12,8 +12,10 @@
 //!   fragment of a `toolUseId`, a `ToolCallDelta` per input fragment, and
 //!   `ToolCallEnd` on `stop: true`, when another call starts (the upstream
 //!   sends calls one after another) or at the end. A call that received no
-//!   input gets `{}`. Fragments for a call that already ended (the upstream
-//!   sometimes repeats a call) are ignored.
+//!   input gets `{}`. The name is the one on the call's first fragment.
+//!   Fragments for a call that already ended (the upstream sometimes repeats
+//!   a call) are ignored: its end was already streamed, so a fuller repeat
+//!   cannot be merged in.
 //! - `finish` emits one `Usage` and the `Stop`. Exact `tokenUsage` wins;
 //!   otherwise output tokens are estimated over the emitted text, thinking and
 //!   tool arguments, and input tokens from `contextUsagePercentage` x the
@@ -351,8 +353,11 @@ impl StreamParser {
     }
 
     fn usage(&self) -> Usage {
+        let exact_output = self.exact.and_then(|u| u.output_tokens);
         let mut usage = Usage {
-            output_tokens: Some(tokens::count_text(&self.output)),
+            // Counting is the costliest step of a stream; skip it when the
+            // upstream reported the figure.
+            output_tokens: exact_output.or_else(|| Some(tokens::count_text(&self.output))),
             ..Usage::default()
         };
         if let (Some(pct), Some(window)) = (self.context_pct, self.opts.context_window) {
