@@ -14,6 +14,8 @@ pub mod credentials;
 pub mod error;
 pub mod logging;
 pub mod models;
+pub mod pipeline;
+pub mod providers;
 pub mod routes;
 pub mod server;
 pub mod state;
@@ -93,7 +95,9 @@ pub async fn serve(
 
     let state = AppState::new(config, http, tokens, models);
     let app = server::router(state.clone());
-    let addr = listener.local_addr().context("reading the listen address")?;
+    let addr = listener
+        .local_addr()
+        .context("reading the listen address")?;
     let listener = listener.tap_io(|tcp| {
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!("could not set TCP_NODELAY: {e}");
@@ -133,7 +137,8 @@ pub async fn serve(
 /// The primary data plane exists in two regions only (protocol doc 1.1).
 fn warn_about_region(config: &Config) {
     let region = config.runtime.upstream_region.as_str();
-    let default_endpoint = config.upstream.api_endpoint == format!("https://q.{region}.amazonaws.com");
+    let default_endpoint =
+        config.upstream.api_endpoint == format!("https://q.{region}.amazonaws.com");
     if default_endpoint && !matches!(region, "us-east-1" | "eu-central-1") {
         tracing::warn!(
             "UPSTREAM_REGION={region}: the primary API is served in us-east-1 and eu-central-1 only; \

@@ -1,1 +1,20 @@
-pub fn router() -> axum::Router<crate::state::AppState> { axum::Router::new() }
+//! The client API (`/v1`, nested by the server under client authentication):
+//! `POST /chat/completions` (OpenAI format), `POST /messages` (Anthropic
+//! format) and `GET /models`. Handlers are thin: parse and validate the body,
+//! convert it to a `ChatRequest`, hand it to [`crate::pipeline::run`].
+
+mod chat_completions;
+mod messages;
+mod models;
+
+use axum::routing::{get, post};
+use axum::Router;
+
+use crate::state::AppState;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/chat/completions", post(chat_completions::handle))
+        .route("/messages", post(messages::handle))
+        .route("/models", get(models::handle))
+}

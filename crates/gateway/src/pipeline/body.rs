@@ -1,0 +1,132 @@
+//! Reading a client's JSON body: content type checked, parsed once, and a
+//! serde failure reported as `validation_error` naming the JSON path that failed.
+
+use axum::http::{header, HeaderMap};
+use serde::de::DeserializeOwned;
+
+use crate::error::GatewayError;
+
+/// Parse `body` as `T`, requiring a JSON content type.
+///
+/// The message names the failing field (`messages[0].role: unknown variant ...`)
+/// because `serde_path_to_error` tracks the path during the single parse.
+pub fn parse_json<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<T, GatewayError> {
+    check_content_type(headers)?;
+    if body.is_empty() {
+        return Err(GatewayError::validation(
+            "request body is empty: a JSON object is required",
+        ));
+    }
+    let mut de = serde_json::Deserializer::from_slice(body);
+    let value: T = serde_path_to_error::deserialize(&mut de).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        let what = if inner.is_syntax() || inner.is_eof() {
+            format!("malformed JSON: {inner}")
+        } else if path == "." {
+            inner.to_string()
+        } else {
+            format!("{path}: {inner}")
+        };
+        GatewayError::validation(what)
+    })?;
+    de.end()
+        .map_err(|err| GatewayError::validation(format!("malformed JSON: {err}")))?;
+    Ok(value)
+}
+
+fn check_content_type(headers: &HeaderMap) -> Result<(), GatewayError> {
+    let Some(value) = headers.get(header::CONTENT_TYPE) else {
+        return Err(GatewayError::validation(
+            "Content-Type header is missing: send 'Content-Type: application/json'",
+        ));
+    };
+    let essence = value
+        .to_str()
+        .unwrap_or("")
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    if essence == "application/json"
+        || (essence.starts_with("application/") && essence.ends_with("+json"))
+    {
+        Ok(())
+    } else {
+        Err(GatewayError::validation(format!(
+            "Content-Type must be application/json (got '{}')",
+            value.to_str().unwrap_or("<non-ASCII>")
+        )))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    #[derive(Debug, serde::Deserialize)]
+    struct Body {
+        #[expect(dead_code, reason = "only parsed")]
+        model: String,
+        #[expect(dead_code, reason = "only parsed")]
+        messages: Vec<Msg>,
+    }
+    #[derive(Debug, serde::Deserialize)]
+    struct Msg {
+        #[expect(dead_code, reason = "only parsed")]
+        role: u8,
+    }
+
+    fn json_headers() -> HeaderMap {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json; charset=utf-8"),
+        );
+        h
+    }
+
+    fn message(r: Result<Body, GatewayError>) -> String {
+        match r {
+            Err(GatewayError::Validation(m)) => m,
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn names_the_failing_path() {
+        let m = message(parse_json(
+            &json_headers(),
+            br#"{"model":"m","messages":[{"role":"x"}]}"#,
+        ));
+        assert!(m.starts_with("messages[0].role: invalid type"), "{m}");
+    }
+
+    #[test]
+    fn reports_missing_fields_and_malformed_json() {
+        let m = message(parse_json(&json_headers(), br#"{"model":"m"}"#));
+        assert!(m.contains("missing field `messages`"), "{m}");
+        let m = message(parse_json(&json_headers(), br#"{"model":"m","#));
+        assert!(m.starts_with("malformed JSON"), "{m}");
+        let m = message(parse_json(
+            &json_headers(),
+            br#"{"model":"m","messages":[]} x"#,
+        ));
+        assert!(m.starts_with("malformed JSON"), "{m}");
+    }
+
+    #[test]
+    fn requires_a_json_content_type() {
+        let m = message(parse_json(&HeaderMap::new(), b"{}"));
+        assert!(m.contains("Content-Type header is missing"), "{m}");
+        let mut h = HeaderMap::new();
+        h.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/plain"));
+        let m = message(parse_json(&h, b"{}"));
+        assert!(m.contains("must be application/json"), "{m}");
+    }
+}

@@ -1,0 +1,80 @@
+//! The client side of a request: which format it speaks, its streaming encoder
+//! and how a collected answer is rendered. One enum so the pipeline is written once.
+
+use bytes::BytesMut;
+use translate::{ChatEvent, ChatResponse, ClientFormat, ResponseMeta, StreamError, Usage};
+
+/// The streaming encoder of the client's format.
+pub enum ClientEncoder {
+    OpenAi(translate::openai::StreamEncoder),
+    Anthropic(translate::anthropic::StreamEncoder),
+}
+
+impl ClientEncoder {
+    /// An encoder for `format`; `usage_hint` carries the input-token estimate
+    /// known before the provider answers.
+    pub fn new(
+        format: ClientFormat,
+        meta: ResponseMeta,
+        include_usage: bool,
+        usage_hint: Usage,
+    ) -> Self {
+        match format {
+            ClientFormat::OpenAi => {
+                let mut enc = translate::openai::StreamEncoder::new(meta, include_usage);
+                let mut scratch = BytesMut::new();
+                enc.push(&ChatEvent::Usage(usage_hint), &mut scratch);
+                debug_assert!(scratch.is_empty(), "usage is never written early");
+                ClientEncoder::OpenAi(enc)
+            }
+            ClientFormat::Anthropic => {
+                ClientEncoder::Anthropic(translate::anthropic::StreamEncoder::new(meta, usage_hint))
+            }
+        }
+    }
+
+    /// Write the opening of the stream now (OpenAI role chunk / Anthropic
+    /// `message_start`), so the client sees bytes as soon as the upstream answered.
+    pub fn begin(&mut self, out: &mut BytesMut) {
+        match self {
+            ClientEncoder::OpenAi(enc) => enc.begin(out),
+            ClientEncoder::Anthropic(enc) => enc.begin(out),
+        }
+    }
+
+    pub fn push(&mut self, event: &ChatEvent, out: &mut BytesMut) {
+        match self {
+            ClientEncoder::OpenAi(enc) => enc.push(event, out),
+            ClientEncoder::Anthropic(enc) => enc.push(event, out),
+        }
+    }
+
+    pub fn finish(&mut self, out: &mut BytesMut) {
+        match self {
+            ClientEncoder::OpenAi(enc) => enc.finish(out),
+            ClientEncoder::Anthropic(enc) => enc.finish(out),
+        }
+    }
+
+    /// End the stream with an explicit error event in the client's format.
+    pub fn fail(&mut self, err: StreamError, out: &mut BytesMut) {
+        self.push(&ChatEvent::Error(err), out);
+    }
+}
+
+/// Render a collected answer as the client's JSON body.
+pub fn render(
+    format: ClientFormat,
+    resp: &ChatResponse,
+    meta: &ResponseMeta,
+) -> Result<bytes::Bytes, serde_json::Error> {
+    let body = match format {
+        ClientFormat::OpenAi => {
+            serde_json::to_vec(&translate::openai::render_response(resp, meta))?
+        }
+        ClientFormat::Anthropic => {
+            serde_json::to_vec(&translate::anthropic::render_response(resp, meta))?
+        }
+    };
+    Ok(bytes::Bytes::from(body))
+}

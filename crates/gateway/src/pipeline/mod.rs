@@ -1,0 +1,92 @@
+//! The `/v1` request pipeline, after the handler has parsed and validated the
+//! client's body into a `ChatRequest`:
+//!
+//! resolve the model -> build and send the provider request (retries, first
+//! event) -> either stream the provider's events to the client through the
+//! client format's encoder, or collect them into one JSON answer.
+//!
+//! A failure before the first byte reaches the client is a plain HTTP error
+//! with the JSON error body; after it, the stream ends with an explicit error
+//! event in the client's format (interfaces.md section 4).
+
+pub mod body;
+pub mod client;
+pub mod ids;
+pub mod relay;
+mod respond;
+
+use translate::{ChatEvent, ChatRequest, ClientFormat, ResponseMeta, Usage};
+
+use crate::error::GatewayError;
+use crate::providers::primary::{self, CallOptions};
+use crate::state::AppState;
+use relay::PrimaryRelay;
+
+/// Serve one chat request that arrived in `format`.
+pub async fn run(
+    app: &AppState,
+    req: ChatRequest,
+    format: ClientFormat,
+) -> Result<axum::response::Response, GatewayError> {
+    let model = app.models().resolve(&req.model)?;
+    tracing::info!(
+        provider = "primary",
+        model = %model.id,
+        requested = %req.model,
+        stream = req.stream,
+        "routing request"
+    );
+    let meta = ResponseMeta {
+        id: ids::response_id(format),
+        model: req.model.clone(),
+        created: ids::unix_now(),
+    };
+    let input_estimate = Usage {
+        input_tokens: Some(translate::tokens::estimate_request(&req)),
+        ..Usage::default()
+    };
+
+    let opts = CallOptions::from_runtime(app);
+    let body = primary::encode_request(app, &req, &model, opts)?;
+    let (source, first, ended) =
+        primary::open(app, body, &model, opts.fake_reasoning.is_some()).await?;
+    // An error before any content is still "before the first byte".
+    if let Some(err) = leading_error(&first) {
+        return Err(GatewayError::Upstream {
+            status: axum::http::StatusCode::from_u16(err.status)
+                .unwrap_or(axum::http::StatusCode::BAD_GATEWAY),
+            message: err.message.clone(),
+            retry_after: None,
+        });
+    }
+
+    let stream = req.stream;
+    let include_usage = req.include_usage;
+    let mut relay = PrimaryRelay::new(app.clone(), req, model, source);
+    let mut events = Vec::with_capacity(first.len() + 1);
+    relay.first_batch(first, ended, &mut events).await;
+    if stream {
+        Ok(respond::stream(
+            format,
+            meta,
+            include_usage,
+            input_estimate,
+            relay,
+            events,
+        ))
+    } else {
+        respond::collect(format, &meta, input_estimate, relay, events).await
+    }
+}
+
+/// The error of a batch that carries nothing but bookkeeping before it.
+fn leading_error(events: &[ChatEvent]) -> Option<&translate::StreamError> {
+    for ev in events {
+        match ev {
+            ChatEvent::Start { .. } | ChatEvent::Usage(_) => {}
+            ChatEvent::Error(err) => return Some(err),
+            _ => return None,
+        }
+    }
+    None
+}

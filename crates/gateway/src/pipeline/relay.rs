@@ -1,0 +1,291 @@
+//! Driving a `primary` answer, with truncation recovery.
+//!
+//! The relay hands out the provider's events in order. When the answer turns
+//! out truncated (protocol doc section 4; detected by the stream parser) and
+//! `truncation_recovery` is on, it asks once more with the partial answer and a
+//! recovery notice appended to the conversation (`translate::truncation`), and
+//! continues the same client answer with what comes back. So that a cut-off
+//! tool call never reaches the client, tool-call events are held until the
+//! upstream closes the call itself (`stop: true`); a call that was still open
+//! when the stream ended and is reported truncated is dropped.
+
+use std::collections::HashMap;
+
+use translate::truncation::{inject_recovery, Truncation};
+use translate::{ChatEvent, ChatRequest, Collector, Usage};
+
+use crate::models::ResolvedModel;
+use crate::providers::primary::{self, CallOptions, EventSource, Step};
+use crate::state::AppState;
+
+/// At most this many recovery requests per client request.
+const MAX_RECOVERIES: u32 = 1;
+
+pub struct PrimaryRelay {
+    app: AppState,
+    /// The conversation as the client sent it (recovery appends to a copy).
+    request: ChatRequest,
+    model: ResolvedModel,
+    source: EventSource,
+    /// Tool-call events held per (renumbered) index until the call is closed.
+    held_tools: HashMap<u32, Vec<ChatEvent>>,
+    /// Tool calls released so far; continuations number theirs after these.
+    released_tools: u32,
+    /// Index offset applied to the current source's tool calls.
+    tool_offset: u32,
+    /// The answer so far, for the recovery request (only when recovery is on).
+    partial: Option<Collector>,
+    /// Output tokens of earlier, truncated attempts.
+    carried_output: u32,
+    recoveries: u32,
+    in_continuation: bool,
+    finished: bool,
+}
+
+impl PrimaryRelay {
+    pub fn new(
+        app: AppState,
+        request: ChatRequest,
+        model: ResolvedModel,
+        source: EventSource,
+    ) -> Self {
+        let recovery = app.runtime().truncation_recovery;
+        PrimaryRelay {
+            app,
+            request,
+            model,
+            source,
+            held_tools: HashMap::new(),
+            released_tools: 0,
+            tool_offset: 0,
+            partial: recovery.then(Collector::new),
+            carried_output: 0,
+            recoveries: 0,
+            in_continuation: false,
+            finished: false,
+        }
+    }
+
+    /// Route the first batch (read by `primary::open`) through the relay.
+    pub async fn first_batch(
+        &mut self,
+        events: Vec<ChatEvent>,
+        ended: Option<translate::primary::StreamSummary>,
+        out: &mut Vec<ChatEvent>,
+    ) {
+        match ended {
+            None => {
+                for ev in events {
+                    self.route(ev, out);
+                }
+            }
+            Some(summary) => self.end_of_source(events, summary, out).await,
+        }
+    }
+
+    /// Append the next events to `out`; `false` once the answer is complete.
+    pub async fn next(&mut self, out: &mut Vec<ChatEvent>) -> bool {
+        if self.finished {
+            return false;
+        }
+        let mut raw = Vec::new();
+        match self.source.fill(&mut raw).await {
+            Step::More => {
+                for ev in raw {
+                    self.route(ev, out);
+                }
+            }
+            Step::Done(summary) => self.end_of_source(raw, summary, out).await,
+        }
+        !self.finished
+    }
+
+    async fn end_of_source(
+        &mut self,
+        raw: Vec<ChatEvent>,
+        summary: translate::primary::StreamSummary,
+        out: &mut Vec<ChatEvent>,
+    ) {
+        let truncation = summary.truncation.filter(|_| summary.error.is_none());
+        let recover =
+            truncation.is_some() && self.partial.is_some() && self.recoveries < MAX_RECOVERIES;
+        let dropped: Vec<String> = match (&truncation, recover) {
+            (Some(t), true) => t.tools.iter().map(|t| t.id.clone()).collect(),
+            _ => Vec::new(),
+        };
+        for ev in raw {
+            match ev {
+                ChatEvent::Stop { .. } if recover => {}
+                ChatEvent::Usage(u) if recover => {
+                    self.carried_output = self
+                        .carried_output
+                        .saturating_add(u.output_tokens.unwrap_or(0));
+                }
+                ChatEvent::ToolCallEnd { index } => self.close_tool(index, &dropped, out),
+                other => self.route(other, out),
+            }
+        }
+        match truncation {
+            Some(truncation) if recover => self.recover(&truncation, out).await,
+            _ => {
+                // Anything still held belongs to calls the parser never closed.
+                let mut rest: Vec<u32> = self.held_tools.keys().copied().collect();
+                rest.sort_unstable();
+                for index in rest {
+                    self.close_tool(index.saturating_sub(self.tool_offset), &dropped, out);
+                }
+                self.finished = true;
+            }
+        }
+    }
+
+    async fn recover(&mut self, truncation: &Truncation, out: &mut Vec<ChatEvent>) {
+        self.recoveries += 1;
+        self.held_tools.clear();
+        let partial = match self.partial.take().map(Collector::finish) {
+            Some(Ok(resp)) => resp,
+            _ => {
+                self.finished = true;
+                return;
+            }
+        };
+        tracing::info!(
+            content = truncation.content,
+            tools = truncation.tools.len(),
+            "truncated upstream answer; asking for the rest"
+        );
+        let mut next = self.request.clone();
+        inject_recovery(&mut next, &partial, truncation);
+        // Keep collecting so a second truncation could be recovered too.
+        let mut collector = Collector::new();
+        for part in partial.content {
+            replay_part(part, &mut collector);
+        }
+        self.partial = Some(collector);
+        let opts = CallOptions {
+            fake_reasoning: None,
+            truncation_recovery: true,
+        };
+        let opened = match primary::encode_request(&self.app, &next, &self.model, opts) {
+            Ok(body) => primary::open(&self.app, body, &self.model, false).await,
+            Err(e) => Err(e),
+        };
+        match opened {
+            Ok((source, first, ended)) => {
+                self.source = source;
+                self.tool_offset = self.released_tools;
+                self.in_continuation = true;
+                Box::pin(self.first_batch(first, ended, out)).await;
+            }
+            Err(e) => {
+                // The partial answer stands; say how it ended.
+                tracing::warn!("truncation recovery failed: {e}");
+                out.push(ChatEvent::Usage(Usage {
+                    output_tokens: Some(self.carried_output),
+                    ..Usage::default()
+                }));
+                out.push(ChatEvent::Stop {
+                    reason: translate::StopReason::MaxTokens,
+                    stop_sequence: None,
+                });
+                self.finished = true;
+            }
+        }
+    }
+
+    fn route(&mut self, ev: ChatEvent, out: &mut Vec<ChatEvent>) {
+        match ev {
+            ChatEvent::Start { .. } if self.in_continuation => {}
+            ChatEvent::ToolCallStart { index, id, name } => {
+                let index = index + self.tool_offset;
+                self.held_tools
+                    .entry(index)
+                    .or_default()
+                    .push(ChatEvent::ToolCallStart { index, id, name });
+            }
+            ChatEvent::ToolCallDelta { index, arguments } => {
+                let index = index + self.tool_offset;
+                self.held_tools
+                    .entry(index)
+                    .or_default()
+                    .push(ChatEvent::ToolCallDelta { index, arguments });
+            }
+            ChatEvent::ToolCallEnd { index } => self.close_tool(index, &[], out),
+            ChatEvent::Usage(mut u) if self.carried_output > 0 => {
+                if let Some(o) = u.output_tokens.as_mut() {
+                    *o = o.saturating_add(self.carried_output);
+                }
+                self.emit(ChatEvent::Usage(u), out);
+            }
+            other => self.emit(other, out),
+        }
+    }
+
+    /// Release (or drop, when it is among `dropped`) the held events of a call.
+    fn close_tool(&mut self, source_index: u32, dropped: &[String], out: &mut Vec<ChatEvent>) {
+        let index = source_index + self.tool_offset;
+        let Some(events) = self.held_tools.remove(&index) else {
+            return;
+        };
+        let id = events.iter().find_map(|e| match e {
+            ChatEvent::ToolCallStart { id, .. } => Some(id.as_str()),
+            _ => None,
+        });
+        if id.is_some_and(|id| dropped.iter().any(|d| d == id)) {
+            return;
+        }
+        // Number calls densely in release order.
+        let new_index = self.released_tools;
+        self.released_tools += 1;
+        for ev in events {
+            self.emit(renumber(ev, new_index), out);
+        }
+        self.emit(ChatEvent::ToolCallEnd { index: new_index }, out);
+    }
+
+    fn emit(&mut self, ev: ChatEvent, out: &mut Vec<ChatEvent>) {
+        if let Some(partial) = self.partial.as_mut() {
+            partial.push(ev.clone());
+        }
+        out.push(ev);
+    }
+}
+
+fn renumber(ev: ChatEvent, index: u32) -> ChatEvent {
+    match ev {
+        ChatEvent::ToolCallStart { id, name, .. } => ChatEvent::ToolCallStart { index, id, name },
+        ChatEvent::ToolCallDelta { arguments, .. } => ChatEvent::ToolCallDelta { index, arguments },
+        ChatEvent::ToolCallEnd { .. } => ChatEvent::ToolCallEnd { index },
+        other => other,
+    }
+}
+
+/// Feed a collected part back into a collector as events.
+fn replay_part(part: translate::ContentPart, c: &mut Collector) {
+    use translate::ContentPart as P;
+    match part {
+        P::Text { text, .. } => c.push(ChatEvent::TextDelta(text)),
+        P::Thinking {
+            thinking,
+            signature,
+        } => {
+            c.push(ChatEvent::ThinkingDelta(thinking));
+            if let Some(sig) = signature {
+                c.push(ChatEvent::ThinkingSignature(sig));
+            }
+        }
+        P::RedactedThinking { data } => c.push(ChatEvent::RedactedThinking(data)),
+        P::ToolUse {
+            id,
+            name,
+            arguments,
+        } => {
+            // Index space of the replay is private to this collector.
+            let index = u32::MAX;
+            c.push(ChatEvent::ToolCallStart { index, id, name });
+            c.push(ChatEvent::ToolCallDelta { index, arguments });
+            c.push(ChatEvent::ToolCallEnd { index });
+        }
+        P::Image(_) | P::ToolResult { .. } => {}
+    }
+}

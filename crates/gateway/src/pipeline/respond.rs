@@ -1,0 +1,117 @@
+//! The two ways an answer leaves: as an SSE stream written while the provider
+//! answers, or as one JSON object collected from the same events.
+
+use std::convert::Infallible;
+
+use axum::body::Body;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::{Bytes, BytesMut};
+use translate::{ChatEvent, ClientFormat, Collector, ResponseMeta, Usage};
+
+use super::client::{self, ClientEncoder};
+use super::relay::PrimaryRelay;
+use crate::error::GatewayError;
+
+/// Chunks buffered between the relay task and the client connection.
+const CHANNEL_DEPTH: usize = 32;
+
+/// Start the SSE answer. A task reads the provider and writes the client; it
+/// stops (dropping the upstream request) as soon as the client goes away.
+pub fn stream(
+    format: ClientFormat,
+    meta: ResponseMeta,
+    include_usage: bool,
+    usage_hint: Usage,
+    mut relay: PrimaryRelay,
+    first: Vec<ChatEvent>,
+) -> Response {
+    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(CHANNEL_DEPTH);
+    let mut encoder = ClientEncoder::new(format, meta, include_usage, usage_hint);
+    tokio::spawn(async move {
+        let mut out = BytesMut::with_capacity(4096);
+        encoder.begin(&mut out);
+        for ev in &first {
+            encoder.push(ev, &mut out);
+        }
+        let mut events = Vec::new();
+        loop {
+            if !out.is_empty() && tx.send(out.split().freeze()).await.is_err() {
+                tracing::info!("client went away; upstream request cancelled");
+                return;
+            }
+            events.clear();
+            let more = tokio::select! {
+                more = relay.next(&mut events) => more,
+                () = tx.closed() => {
+                    tracing::info!("client went away; upstream request cancelled");
+                    return;
+                }
+            };
+            for ev in &events {
+                encoder.push(ev, &mut out);
+            }
+            if !more {
+                encoder.finish(&mut out);
+                if !out.is_empty() {
+                    let _ = tx.send(out.split().freeze()).await;
+                }
+                return;
+            }
+        }
+    });
+    let body = futures::stream::unfold(rx, |mut rx| async move {
+        rx.recv()
+            .await
+            .map(|chunk| (Ok::<_, Infallible>(chunk), rx))
+    });
+    let mut response = Response::new(Body::from_stream(body));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    headers.insert(header::CONNECTION, HeaderValue::from_static("keep-alive"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// Collect the whole answer and render it as the client's JSON.
+pub async fn collect(
+    format: ClientFormat,
+    meta: &ResponseMeta,
+    usage_hint: Usage,
+    mut relay: PrimaryRelay,
+    first: Vec<ChatEvent>,
+) -> Result<Response, GatewayError> {
+    let mut collector = Collector::new();
+    collector.push(ChatEvent::Usage(usage_hint));
+    for ev in first {
+        collector.push(ev);
+    }
+    let mut events = Vec::new();
+    loop {
+        let more = relay.next(&mut events).await;
+        for ev in events.drain(..) {
+            collector.push(ev);
+        }
+        if !more {
+            break;
+        }
+    }
+    let answer = collector.finish().map_err(|err| GatewayError::Upstream {
+        status: StatusCode::from_u16(err.status).unwrap_or(StatusCode::BAD_GATEWAY),
+        message: err.message,
+        retry_after: None,
+    })?;
+    let body = client::render(format, &answer, meta).map_err(GatewayError::internal)?;
+    Ok((
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response())
+}
