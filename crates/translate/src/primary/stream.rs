@@ -137,11 +137,16 @@ impl StreamParser {
                 exception_type,
                 payload,
             } => {
-                let body: ExceptionPayload = serde_json::from_slice(payload).unwrap_or_default();
-                let mut message = format!(
-                    "{exception_type}: {}",
-                    body.message.as_deref().unwrap_or("no message")
-                );
+                let (body, detail) = match serde_json::from_slice::<ExceptionPayload>(payload) {
+                    Ok(body) => {
+                        let detail = body.message.clone();
+                        (body, detail)
+                    }
+                    // Not the documented JSON: keep what it says, briefly.
+                    Err(_) => (ExceptionPayload::default(), raw_detail(payload)),
+                };
+                let detail = detail.unwrap_or_else(|| "no message".to_owned());
+                let mut message = format!("{exception_type}: {detail}");
                 if let Some(reason) = &body.reason {
                     message.push_str(" (reason: ");
                     message.push_str(reason);
@@ -423,6 +428,20 @@ pub fn exception_status(exception_type: &str) -> u16 {
         .iter()
         .find(|(prefix, _)| name.starts_with(prefix))
         .map_or(500, |&(_, status)| status)
+}
+
+/// A non-JSON exception payload as text, cut to a few hundred characters.
+fn raw_detail(payload: &[u8]) -> Option<String> {
+    const MAX_CHARS: usize = 300;
+    let text = String::from_utf8_lossy(payload);
+    let text = text.trim();
+    if text.is_empty() {
+        return None;
+    }
+    Some(match text.char_indices().nth(MAX_CHARS) {
+        Some((at, _)) => format!("{}...", &text[..at]),
+        None => text.to_owned(),
+    })
 }
 
 fn index_of(slot: usize) -> u32 {

@@ -236,8 +236,26 @@ fn error_frames_bad_payloads_and_invalid_state_are_errors() {
     );
     assert_eq!(events[0], ChatEvent::TextDelta("<thin".into()));
     assert!(
-        matches!(&events[1], ChatEvent::Error(e) if e.message == "ThrottlingException: no message")
+        matches!(&events[1], ChatEvent::Error(e) if e.message == "ThrottlingException: not json")
     );
+    let (events, _) = run(
+        ParserOptions::default(),
+        &[Message::Exception {
+            exception_type: "ThrottlingException",
+            payload: b"{}",
+        }],
+    );
+    assert!(
+        matches!(&events[0], ChatEvent::Error(e) if e.message == "ThrottlingException: no message" && e.status == 429)
+    );
+    let (events, _) = run(
+        ParserOptions::default(),
+        &[Message::Exception {
+            exception_type: "X",
+            payload: b"",
+        }],
+    );
+    assert!(matches!(&events[0], ChatEvent::Error(e) if e.message == "X: no message"));
 }
 
 #[test]
