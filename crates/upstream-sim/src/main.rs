@@ -18,7 +18,7 @@ struct Args {
     /// Port of the primary API.
     #[arg(long, env = "UPSTREAM_SIM_PORT", default_value_t = 9100)]
     port: u16,
-    /// Port of the SSO OIDC service (default: --port + 1).
+    /// Port of the SSO OIDC service (default: --port + 1, or any free port with --port 0).
     #[arg(long, env = "UPSTREAM_SIM_OIDC_PORT")]
     oidc_port: Option<u16>,
     /// Scenario for requests that name none, in directive syntax without `sim:`,
@@ -71,9 +71,11 @@ impl Args {
         let mut config = SimConfig {
             host: self.host,
             api_port: self.port,
-            oidc_port: self
-                .oidc_port
-                .unwrap_or_else(|| self.port.saturating_add(1)),
+            // Port 0 (any free port) for the API means any free port for OIDC too.
+            oidc_port: self.oidc_port.unwrap_or(match self.port {
+                0 => 0,
+                p => p.saturating_add(1),
+            }),
             accept_any_token: self.accept_any_token,
             default_scenario: self.default_scenario.clone(),
             record_limit: self.record_limit,

@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use crate::config::SimConfig;
 use crate::oidc::store::OidcStore;
+use crate::primary::cache::FrameCache;
 use crate::primary::models::ModelCatalog;
 use crate::primary::select::ScenarioBook;
 use crate::recorder::Recorder;
@@ -26,6 +27,8 @@ pub(crate) struct Shared {
     pub accept_any_token: AtomicBool,
     pub recorder: Arc<Recorder>,
     pub streams: Arc<StreamCounters>,
+    /// Pre-encoded content of answers that do not depend on the request.
+    pub frames: FrameCache,
     oidc: Mutex<OidcStore>,
     scenarios: Mutex<ScenarioBook>,
     /// Set once the OIDC listener is bound (its URL appears in OIDC answers).
@@ -48,6 +51,7 @@ impl Shared {
             accept_any_token: AtomicBool::new(config.accept_any_token),
             recorder: Arc::new(Recorder::new(config.record_limit)),
             streams: Arc::new(StreamCounters::default()),
+            frames: FrameCache::default(),
             oidc: Mutex::new(OidcStore::new(config.oidc.clone())),
             scenarios: Mutex::new(ScenarioBook::new(config.default_scenario.clone())),
             oidc_url: OnceLock::new(),

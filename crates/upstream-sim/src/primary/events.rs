@@ -303,10 +303,16 @@ pub fn truncate(events: &mut Vec<SimEvent>) {
     events.truncate(first + 1 + inputs / 2);
 }
 
-/// The closing events: metadata, metering, context usage, as the scenario asks.
+/// Characters of model output in `events` (text, reasoning, tool input).
+pub fn output_chars(events: &[SimEvent]) -> usize {
+    events.iter().map(SimEvent::output_chars).sum()
+}
+
+/// The closing events: metadata, metering, context usage, as the scenario
+/// asks; `output_chars` is what the content carried ([`output_chars`]).
 pub fn trailer(
     scenario: &Scenario,
-    content: &[SimEvent],
+    output_chars: usize,
     body_len: usize,
     max_input_tokens: u64,
 ) -> Vec<SimEvent> {
@@ -314,7 +320,6 @@ pub fn trailer(
     if scenario.truncate {
         return out;
     }
-    let output_chars: usize = content.iter().map(SimEvent::output_chars).sum();
     let input_tokens = body_len.div_ceil(4) as u64;
     if scenario.metadata {
         out.push(SimEvent::Metadata {

@@ -206,8 +206,9 @@ fn truncation_cuts_the_last_tool_input() {
 
 #[test]
 fn trailer_follows_the_scenario() {
-    let content = vec![SimEvent::Text("x".repeat(400))];
-    let t = trailer(&Scenario::text(1, 1), &content, 4000, 200_000);
+    let content = output_chars(&[SimEvent::Text("x".repeat(400))]);
+    assert_eq!(content, 400);
+    let t = trailer(&Scenario::text(1, 1), content, 4000, 200_000);
     assert_eq!(
         t,
         vec![
@@ -217,7 +218,7 @@ fn trailer_follows_the_scenario() {
     );
     let t = trailer(
         &Scenario::text(1, 1).with_metadata(),
-        &content,
+        content,
         4000,
         200_000,
     );
@@ -228,7 +229,7 @@ fn trailer_follows_the_scenario() {
             output_tokens: 100
         }
     );
-    assert!(trailer(&Scenario::text(1, 1).truncated(), &content, 4000, 200_000).is_empty());
+    assert!(trailer(&Scenario::text(1, 1).truncated(), content, 4000, 200_000).is_empty());
     let s: Scenario = "text metering=0 context=0".parse().unwrap();
-    assert!(trailer(&s, &content, 4000, 200_000).is_empty());
+    assert!(trailer(&s, content, 4000, 200_000).is_empty());
 }

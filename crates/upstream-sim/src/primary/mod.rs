@@ -8,6 +8,7 @@
 //! ([`validate`]), then a [`scenario::Scenario`] is chosen ([`select`]) and
 //! played ([`events`], [`stream`]).
 
+pub(crate) mod cache;
 pub mod content;
 pub mod error;
 pub mod events;
@@ -98,12 +99,34 @@ fn plan(shared: &Shared, scenario: &Scenario, view: &RequestView<'_>) -> Answer 
         err.retry_after = *retry_after;
         return Answer::Error(err);
     }
+    let max_input = shared.api.models.max_input_tokens(view.model_id);
+    if cache::cacheable(scenario) {
+        let content = shared
+            .frames
+            .get_or_encode(cache::key(scenario, view.model_id), || {
+                let evs = events::content_events(scenario, view).unwrap_or_default();
+                cache::CachedContent::encode(&evs)
+            });
+        let trailer = events::trailer(scenario, content.output_chars, view.body_len, max_input);
+        // A cacheable scenario has no fault, so this only frames the trailer.
+        let (tail, _) = stream::frames(scenario, trailer);
+        let steps = [content.frames.clone(), tail]
+            .into_iter()
+            .filter(|b| !b.is_empty())
+            .map(stream::Step::Bytes)
+            .collect();
+        return Answer::Stream(steps);
+    }
     let mut evs = events::content_events(scenario, view).unwrap_or_default();
     if scenario.truncate {
         events::truncate(&mut evs);
     }
-    let max_input = shared.api.models.max_input_tokens(view.model_id);
-    let trailer = events::trailer(scenario, &evs, view.body_len, max_input);
+    let trailer = events::trailer(
+        scenario,
+        events::output_chars(&evs),
+        view.body_len,
+        max_input,
+    );
     evs.extend(trailer);
     let (buf, ends) = stream::frames(scenario, evs);
     Answer::Stream(stream::steps(scenario, buf, &ends))
