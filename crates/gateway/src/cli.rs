@@ -189,20 +189,41 @@ mod tests {
 
     #[test]
     fn healthcheck_targets_loopback_for_wildcards() {
-        let url = |pairs: &[(&str, &str)]| healthcheck_url(&EnvSource::from_pairs(pairs.iter().copied()));
+        let url =
+            |pairs: &[(&str, &str)]| healthcheck_url(&EnvSource::from_pairs(pairs.iter().copied()));
         assert_eq!(url(&[]).unwrap(), "http://127.0.0.1:8000/health");
-        assert_eq!(url(&[("SERVER_PORT", "9999")]).unwrap(), "http://127.0.0.1:9999/health");
-        assert_eq!(url(&[("SERVER_HOST", "::")]).unwrap(), "http://127.0.0.1:8000/health");
-        assert_eq!(url(&[("SERVER_HOST", "10.0.0.5")]).unwrap(), "http://10.0.0.5:8000/health");
-        assert_eq!(url(&[("SERVER_HOST", "::1")]).unwrap(), "http://[::1]:8000/health");
-        assert!(url(&[("SERVER_PORT", "http")]).unwrap_err().starts_with("SERVER_PORT"));
+        assert_eq!(
+            url(&[("SERVER_PORT", "9999")]).unwrap(),
+            "http://127.0.0.1:9999/health"
+        );
+        assert_eq!(
+            url(&[("SERVER_HOST", "::")]).unwrap(),
+            "http://127.0.0.1:8000/health"
+        );
+        assert_eq!(
+            url(&[("SERVER_HOST", "10.0.0.5")]).unwrap(),
+            "http://10.0.0.5:8000/health"
+        );
+        assert_eq!(
+            url(&[("SERVER_HOST", "::1")]).unwrap(),
+            "http://[::1]:8000/health"
+        );
+        assert!(url(&[("SERVER_PORT", "http")])
+            .unwrap_err()
+            .starts_with("SERVER_PORT"));
     }
 
     #[test]
     fn commands_parse() {
         assert_eq!(Cli::parse_from(["gateway"]).command, None);
-        assert_eq!(Cli::parse_from(["gateway", "serve"]).command, Some(Command::Serve));
-        assert_eq!(Cli::parse_from(["gateway", "login"]).command, Some(Command::Login));
+        assert_eq!(
+            Cli::parse_from(["gateway", "serve"]).command,
+            Some(Command::Serve)
+        );
+        assert_eq!(
+            Cli::parse_from(["gateway", "login"]).command,
+            Some(Command::Login)
+        );
         assert_eq!(
             Cli::parse_from(["gateway", "healthcheck"]).command,
             Some(Command::Healthcheck)

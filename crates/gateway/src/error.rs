@@ -216,7 +216,9 @@ mod tests {
     use super::*;
 
     async fn body_of(resp: Response) -> serde_json::Value {
-        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20).await.unwrap();
+        let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+            .await
+            .unwrap();
         serde_json::from_slice(&bytes).unwrap()
     }
 
@@ -225,17 +227,29 @@ mod tests {
         let cases: Vec<(GatewayError, u16, &str)> = vec![
             (GatewayError::validation("x"), 400, "validation_error"),
             (GatewayError::InvalidModel("m".into()), 400, "invalid_model"),
-            (GatewayError::Auth(AuthFailure::MissingKey), 401, "auth_error"),
+            (
+                GatewayError::Auth(AuthFailure::MissingKey),
+                401,
+                "auth_error",
+            ),
             (GatewayError::Forbidden("f".into()), 403, "forbidden"),
             (GatewayError::NotFound("n".into()), 404, "not_found"),
             (GatewayError::MethodNotAllowed, 405, "method_not_allowed"),
-            (GatewayError::PayloadTooLarge { limit: Some(10) }, 413, "request_too_large"),
+            (
+                GatewayError::PayloadTooLarge { limit: Some(10) },
+                413,
+                "request_too_large",
+            ),
             (
                 GatewayError::upstream(StatusCode::TOO_MANY_REQUESTS, "slow"),
                 429,
                 "upstream_api_error",
             ),
-            (GatewayError::internal(anyhow::anyhow!("db")), 500, "internal_error"),
+            (
+                GatewayError::internal(anyhow::anyhow!("db")),
+                500,
+                "internal_error",
+            ),
             (GatewayError::Config("c".into()), 500, "config_error"),
             (GatewayError::SetupRequired, 503, "setup_required"),
         ];
@@ -247,7 +261,8 @@ mod tests {
 
     #[tokio::test]
     async fn body_has_exactly_message_and_type() {
-        let resp = GatewayError::InvalidModel("model 'gpt-9' is not available".into()).into_response();
+        let resp =
+            GatewayError::InvalidModel("model 'gpt-9' is not available".into()).into_response();
         assert_eq!(resp.status(), StatusCode::BAD_REQUEST);
         assert!(resp.extensions().get::<LoggedError>().is_some());
         let body = body_of(resp).await;
@@ -259,7 +274,8 @@ mod tests {
 
     #[tokio::test]
     async fn internal_detail_stays_out_of_the_body() {
-        let resp = GatewayError::internal(anyhow::anyhow!("password=hunter2 at db")).into_response();
+        let resp =
+            GatewayError::internal(anyhow::anyhow!("password=hunter2 at db")).into_response();
         let logged = resp.extensions().get::<LoggedError>().unwrap().clone();
         assert!(logged.0.to_string().contains("hunter2"));
         let body = body_of(resp).await;
@@ -271,7 +287,10 @@ mod tests {
     async fn auth_messages_say_missing_or_invalid() {
         let missing = body_of(GatewayError::Auth(AuthFailure::MissingKey).into_response()).await;
         let invalid = body_of(GatewayError::Auth(AuthFailure::InvalidKey).into_response()).await;
-        assert!(missing["error"]["message"].as_str().unwrap().starts_with("missing API key"));
+        assert!(missing["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("missing API key"));
         assert_eq!(invalid["error"]["message"], "invalid API key");
     }
 
@@ -289,13 +308,15 @@ mod tests {
 
     #[tokio::test]
     async fn conversions_from_the_pure_crates() {
-        let e: GatewayError = translate::TranslateError::invalid("messages", "must not be empty").into();
+        let e: GatewayError =
+            translate::TranslateError::invalid("messages", "must not be empty").into();
         assert_eq!(e.kind(), "validation_error");
         assert_eq!(e.public_message(), "messages: must not be empty");
         let e: GatewayError = translate::TranslateError::Upstream("bad frame".into()).into();
         assert_eq!(e.status(), StatusCode::BAD_GATEWAY);
         assert_eq!(e.kind(), "upstream_api_error");
-        let e: GatewayError = wire::validate::ValidationError::new("temperature", "must be 0.0-2.0").into();
+        let e: GatewayError =
+            wire::validate::ValidationError::new("temperature", "must be 0.0-2.0").into();
         assert_eq!(e.public_message(), "temperature: must be 0.0-2.0");
     }
 

@@ -14,8 +14,6 @@ pub mod credentials;
 pub mod error;
 pub mod logging;
 pub mod models;
-pub mod pipeline;
-pub mod providers;
 pub mod routes;
 pub mod server;
 pub mod state;

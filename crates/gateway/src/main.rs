@@ -8,7 +8,10 @@ use gateway::cli::{self, Cli, Command};
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("gateway: cannot start the async runtime: {e}");
@@ -28,7 +31,10 @@ async fn serve() -> ExitCode {
         Err(code) => return code,
     };
     gateway::logging::init(&config.log);
-    let addr = (config.runtime.server_host.clone(), config.runtime.server_port);
+    let addr = (
+        config.runtime.server_host.clone(),
+        config.runtime.server_port,
+    );
     let listener = match tokio::net::TcpListener::bind(&addr).await {
         Ok(l) => l,
         Err(e) => {

@@ -87,7 +87,9 @@ pub async fn require_proxy_key(
 ) -> Result<Response, GatewayError> {
     let Some(expected) = state.proxy_key_hash() else {
         // Proxy mode always has a key (config validation); fail closed anyway.
-        return Err(GatewayError::Config("PROXY_API_KEY is not configured".into()));
+        return Err(GatewayError::Config(
+            "PROXY_API_KEY is not configured".into(),
+        ));
     };
     check(request.headers(), expected).map_err(GatewayError::Auth)?;
     request.extensions_mut().insert(Caller::Proxy);
@@ -112,12 +114,33 @@ mod tests {
     #[test]
     fn bearer_or_x_api_key() {
         let expected = ApiKeyHash::of("secret-key");
-        assert_eq!(check(&headers(&[("authorization", "Bearer secret-key")]), &expected), Ok(()));
-        assert_eq!(check(&headers(&[("authorization", "bearer  secret-key ")]), &expected), Ok(()));
-        assert_eq!(check(&headers(&[("x-api-key", "secret-key")]), &expected), Ok(()));
+        assert_eq!(
+            check(
+                &headers(&[("authorization", "Bearer secret-key")]),
+                &expected
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(
+                &headers(&[("authorization", "bearer  secret-key ")]),
+                &expected
+            ),
+            Ok(())
+        );
+        assert_eq!(
+            check(&headers(&[("x-api-key", "secret-key")]), &expected),
+            Ok(())
+        );
         // Both sent, one right.
         assert_eq!(
-            check(&headers(&[("authorization", "Bearer wrong"), ("x-api-key", "secret-key")]), &expected),
+            check(
+                &headers(&[
+                    ("authorization", "Bearer wrong"),
+                    ("x-api-key", "secret-key")
+                ]),
+                &expected
+            ),
             Ok(())
         );
     }
@@ -125,13 +148,31 @@ mod tests {
     #[test]
     fn missing_versus_invalid() {
         let expected = ApiKeyHash::of("secret-key");
-        assert_eq!(check(&headers(&[]), &expected), Err(AuthFailure::MissingKey));
-        assert_eq!(check(&headers(&[("authorization", "Basic abc")]), &expected), Err(AuthFailure::MissingKey));
-        assert_eq!(check(&headers(&[("authorization", "Bearer ")]), &expected), Err(AuthFailure::MissingKey));
-        assert_eq!(check(&headers(&[("x-api-key", "")]), &expected), Err(AuthFailure::MissingKey));
-        assert_eq!(check(&headers(&[("x-api-key", "nope")]), &expected), Err(AuthFailure::InvalidKey));
         assert_eq!(
-            check(&headers(&[("authorization", "Bearer secret-key-2")]), &expected),
+            check(&headers(&[]), &expected),
+            Err(AuthFailure::MissingKey)
+        );
+        assert_eq!(
+            check(&headers(&[("authorization", "Basic abc")]), &expected),
+            Err(AuthFailure::MissingKey)
+        );
+        assert_eq!(
+            check(&headers(&[("authorization", "Bearer ")]), &expected),
+            Err(AuthFailure::MissingKey)
+        );
+        assert_eq!(
+            check(&headers(&[("x-api-key", "")]), &expected),
+            Err(AuthFailure::MissingKey)
+        );
+        assert_eq!(
+            check(&headers(&[("x-api-key", "nope")]), &expected),
+            Err(AuthFailure::InvalidKey)
+        );
+        assert_eq!(
+            check(
+                &headers(&[("authorization", "Bearer secret-key-2")]),
+                &expected
+            ),
             Err(AuthFailure::InvalidKey)
         );
     }

@@ -15,7 +15,10 @@ fn an_empty_environment_is_a_valid_full_deployment() {
     assert_eq!(c.data_dir, PathBuf::from("./data"));
     assert_eq!(c.database_url.expose(), "sqlite://./data/gateway.db");
     assert_eq!(c.upstream.api_endpoint, "https://q.us-east-1.amazonaws.com");
-    assert_eq!(c.upstream.oidc_endpoint, "https://oidc.us-east-1.amazonaws.com");
+    assert_eq!(
+        c.upstream.oidc_endpoint,
+        "https://oidc.us-east-1.amazonaws.com"
+    );
     assert_eq!(c.upstream.sso_mode, SsoMode::Individual);
     assert_eq!(
         c.upstream.sso_mode.start_url(),
@@ -38,7 +41,10 @@ fn proxy_mode_requires_the_key() {
 #[test]
 fn regions_are_kept_apart_and_shape_the_default_endpoints() {
     let c = load(&[("UPSTREAM_REGION", "eu-central-1")]).unwrap();
-    assert_eq!(c.upstream.api_endpoint, "https://q.eu-central-1.amazonaws.com");
+    assert_eq!(
+        c.upstream.api_endpoint,
+        "https://q.eu-central-1.amazonaws.com"
+    );
     // SSO region defaults to the API region.
     assert_eq!(
         c.upstream.oidc_endpoint,
@@ -49,7 +55,10 @@ fn regions_are_kept_apart_and_shape_the_default_endpoints() {
         ("UPSTREAM_SSO_REGION", "ap-southeast-1"),
     ])
     .unwrap();
-    assert_eq!(c.upstream.api_endpoint, "https://q.eu-central-1.amazonaws.com");
+    assert_eq!(
+        c.upstream.api_endpoint,
+        "https://q.eu-central-1.amazonaws.com"
+    );
     assert_eq!(
         c.upstream.oidc_endpoint,
         "https://oidc.ap-southeast-1.amazonaws.com"
@@ -70,7 +79,11 @@ fn endpoint_overrides_lose_their_trailing_slash() {
 
 #[test]
 fn organization_start_url_is_normalized() {
-    let c = load(&[("UPSTREAM_SSO_URL", "https://d-1234567890.awsapps.com/start/#/")]).unwrap();
+    let c = load(&[(
+        "UPSTREAM_SSO_URL",
+        "https://d-1234567890.awsapps.com/start/#/",
+    )])
+    .unwrap();
     assert_eq!(
         c.upstream.sso_mode,
         SsoMode::Organization("https://d-1234567890.awsapps.com/start".into())

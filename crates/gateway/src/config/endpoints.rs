@@ -195,8 +195,10 @@ pub fn validate_base_url(raw: &str) -> Result<String, String> {
 pub fn normalize_start_url(raw: &str) -> Result<String, String> {
     let without_fragment = raw.trim().split('#').next().unwrap_or_default();
     let trimmed = without_fragment.trim_end_matches('/');
-    let parsed = reqwest::Url::parse(trimmed)
-        .map_err(|_| "expected the organization's start URL, e.g. https://d-1234567890.awsapps.com/start".to_string())?;
+    let parsed = reqwest::Url::parse(trimmed).map_err(|_| {
+        "expected the organization's start URL, e.g. https://d-1234567890.awsapps.com/start"
+            .to_string()
+    })?;
     if !matches!(parsed.scheme(), "http" | "https") || parsed.host_str().is_none() {
         return Err(
             "expected the organization's start URL, e.g. https://d-1234567890.awsapps.com/start"

@@ -180,7 +180,11 @@ impl Config {
             RuntimeConfig::default()
         });
 
-        let mode = match src.get("GATEWAY_MODE").map(str::to_ascii_lowercase).as_deref() {
+        let mode = match src
+            .get("GATEWAY_MODE")
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             None | Some("full") => GatewayMode::Full,
             Some("proxy") => GatewayMode::Proxy,
             Some(_) => {
@@ -266,7 +270,11 @@ impl Config {
                 "expected a tracing filter such as info, debug or gateway=debug,info",
             ));
         }
-        let format = match src.get("LOG_FORMAT").map(str::to_ascii_lowercase).as_deref() {
+        let format = match src
+            .get("LOG_FORMAT")
+            .map(str::to_ascii_lowercase)
+            .as_deref()
+        {
             None | Some("text") => LogFormat::Text,
             Some("json") => LogFormat::Json,
             Some(_) => {

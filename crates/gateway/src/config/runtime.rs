@@ -91,13 +91,15 @@ impl FieldValue for Region {
         let v = raw.trim();
         let ok = (2..=32).contains(&v.len())
             && v.starts_with(|c: char| c.is_ascii_lowercase())
-            && v
-                .bytes()
+            && v.bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
         if ok {
             Ok(Region(v.to_owned()))
         } else {
-            Err("expected a region name such as us-east-1 (lower-case letters, digits, hyphens)".into())
+            Err(
+                "expected a region name such as us-east-1 (lower-case letters, digits, hyphens)"
+                    .into(),
+            )
         }
     }
     fn render(&self) -> String {
@@ -368,7 +370,10 @@ mod tests {
     #[test]
     fn set_rejects_without_changing_and_knows_its_fields() {
         let mut rt = RuntimeConfig::default();
-        assert_eq!(rt.set("http_max_retries", "11"), Err(FieldError::Invalid("must be from 0 to 10".into())));
+        assert_eq!(
+            rt.set("http_max_retries", "11"),
+            Err(FieldError::Invalid("must be from 0 to 10".into()))
+        );
         assert_eq!(rt.http_max_retries, 3);
         assert_eq!(rt.set("no_such_field", "1"), Err(FieldError::Unknown));
         rt.set("shutdown_grace", "5m").unwrap();

@@ -195,9 +195,7 @@ impl FieldValue for ByteSize {
     fn parse_value(raw: &str) -> Result<Self, String> {
         const HINT: &str = "expected a size in bytes, optionally with a unit (10MiB, 512KiB, 1GB)";
         let s = raw.trim();
-        let split = s
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(s.len());
+        let split = s.find(|c: char| !c.is_ascii_digit()).unwrap_or(s.len());
         let (num, unit) = s.split_at(split);
         let number: u64 = num.parse().map_err(|_| HINT.to_string())?;
         let factor: u64 = match unit.trim().to_ascii_lowercase().as_str() {

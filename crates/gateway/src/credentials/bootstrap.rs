@@ -131,9 +131,9 @@ pub async fn login(
     reuse: Option<Registration>,
 ) -> Result<(PrimaryCredentials, TokenGrant), BootstrapError> {
     let sso = &config.upstream.sso_mode;
-    let registration =
-        register_or_reuse(oidc, &config.tuning.oidc_client_name, sso, reuse).await
-            .map_err(DeviceFlowError::from)?;
+    let registration = register_or_reuse(oidc, &config.tuning.oidc_client_name, sso, reuse)
+        .await
+        .map_err(DeviceFlowError::from)?;
     let grant = loop {
         match run_device_flow(oidc, &registration, sso, announce).await {
             Ok(grant) => break grant,

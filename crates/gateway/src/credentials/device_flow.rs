@@ -7,7 +7,9 @@
 use std::io::IsTerminal as _;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use super::oidc::{DeviceAuthorization, OAuthCode, OidcClient, OidcError, Registration, TokenGrant};
+use super::oidc::{
+    DeviceAuthorization, OAuthCode, OidcClient, OidcError, Registration, TokenGrant,
+};
 use crate::config::SsoMode;
 
 /// Poll interval when the service does not give one (RFC 8628 default).
@@ -91,20 +93,31 @@ async fn poll(
             return Err(DeviceFlowError::Expired);
         }
         tokio::time::sleep(interval).await;
-        match oidc.poll_device_token(registration, &auth.device_code).await {
+        match oidc
+            .poll_device_token(registration, &auth.device_code)
+            .await
+        {
             Ok(grant) if grant.refresh_token.is_some() => return Ok(grant),
             Ok(_) => return Err(DeviceFlowError::NoRefreshToken),
-            Err(OidcError::OAuth { code, .. }) if code == OAuthCode::AuthorizationPending => {}
-            Err(OidcError::OAuth { code, .. }) if code == OAuthCode::SlowDown => {
+            Err(OidcError::OAuth {
+                code: OAuthCode::AuthorizationPending,
+                ..
+            }) => {}
+            Err(OidcError::OAuth {
+                code: OAuthCode::SlowDown,
+                ..
+            }) => {
                 interval += SLOW_DOWN_STEP;
                 tracing::debug!(interval_secs = interval.as_secs(), "device flow: slow_down");
             }
-            Err(OidcError::OAuth { code, .. }) if code == OAuthCode::ExpiredToken => {
-                return Err(DeviceFlowError::Expired)
-            }
-            Err(OidcError::OAuth { code, .. }) if code == OAuthCode::AccessDenied => {
-                return Err(DeviceFlowError::Denied)
-            }
+            Err(OidcError::OAuth {
+                code: OAuthCode::ExpiredToken,
+                ..
+            }) => return Err(DeviceFlowError::Expired),
+            Err(OidcError::OAuth {
+                code: OAuthCode::AccessDenied,
+                ..
+            }) => return Err(DeviceFlowError::Denied),
             Err(e) if !e.is_rejection() => {
                 // The service is unreachable or failing: keep polling until the codes expire.
                 tracing::warn!("device flow: polling failed, will retry: {e}");
@@ -136,7 +149,10 @@ fn terminal_box(auth: &DeviceAuthorization) -> String {
         format!("  1. Open   {}", auth.url()),
         format!("  2. Confirm the code   {}", auth.user_code),
         String::new(),
-        format!("The code expires in {} minutes.", auth.expires_in.div_ceil(60)),
+        format!(
+            "The code expires in {} minutes.",
+            auth.expires_in.div_ceil(60)
+        ),
     ];
     let width = lines.iter().map(|l| l.chars().count()).max().unwrap_or(0);
     let mut out = format!("+{}+\n", "-".repeat(width + 2));

@@ -146,7 +146,10 @@ impl TokenManager {
 
     /// The profile ARN to send to the API, when known (from `tokens.json`).
     pub fn profile_arn(&self) -> Option<String> {
-        self.state().creds.as_ref().and_then(|c| c.profile_arn.clone())
+        self.state()
+            .creds
+            .as_ref()
+            .and_then(|c| c.profile_arn.clone())
     }
 
     /// A valid access token: the cached one while it is fresh, else a refresh.
@@ -225,7 +228,9 @@ impl TokenManager {
         };
         if let (Some(creds), Some(file)) = (rotated, self.inner.file.as_ref()) {
             match file.save_primary(&creds).await {
-                Ok(()) => tracing::info!("rotated refresh token saved to {}", file.path().display()),
+                Ok(()) => {
+                    tracing::info!("rotated refresh token saved to {}", file.path().display())
+                }
                 Err(e) => tracing::error!("rotated refresh token could not be saved: {e}"),
             }
         }

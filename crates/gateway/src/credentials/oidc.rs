@@ -152,10 +152,9 @@ impl OidcError {
     /// being unreachable or failing): such credentials will not work on retry.
     pub fn is_rejection(&self) -> bool {
         match self {
-            OidcError::OAuth { code, .. } => !matches!(
-                code,
-                OAuthCode::AuthorizationPending | OAuthCode::SlowDown
-            ),
+            OidcError::OAuth { code, .. } => {
+                !matches!(code, OAuthCode::AuthorizationPending | OAuthCode::SlowDown)
+            }
             OidcError::Http { status, .. } => (400..500).contains(status) && *status != 429,
             OidcError::Transport(_) | OidcError::Decode(_) => false,
         }
@@ -306,7 +305,9 @@ fn parse_error(status: u16, error_type: Option<&str>, body: &[u8]) -> OidcError 
     let description = field("error_description")
         .or_else(|| field("message"))
         .or_else(|| field("Message"));
-    let code = field("error").or_else(|| field("__type")).or_else(|| error_type.map(str::to_owned));
+    let code = field("error")
+        .or_else(|| field("__type"))
+        .or_else(|| error_type.map(str::to_owned));
     match code {
         Some(code) => OidcError::OAuth {
             status,
@@ -316,7 +317,11 @@ fn parse_error(status: u16, error_type: Option<&str>, body: &[u8]) -> OidcError 
         None => OidcError::Http {
             status,
             message: description.unwrap_or_else(|| {
-                String::from_utf8_lossy(body).trim().chars().take(300).collect()
+                String::from_utf8_lossy(body)
+                    .trim()
+                    .chars()
+                    .take(300)
+                    .collect()
             }),
         },
     }
@@ -328,7 +333,10 @@ mod tests {
 
     #[test]
     fn error_codes_in_both_spellings() {
-        assert_eq!(OAuthCode::parse("authorization_pending"), OAuthCode::AuthorizationPending);
+        assert_eq!(
+            OAuthCode::parse("authorization_pending"),
+            OAuthCode::AuthorizationPending
+        );
         assert_eq!(OAuthCode::parse("SlowDownException"), OAuthCode::SlowDown);
         assert_eq!(
             OAuthCode::parse("com.amazonaws.ssooidc#ExpiredTokenException"),
@@ -357,11 +365,27 @@ mod tests {
             }
         );
         assert!(!e.is_rejection());
-        let e = parse_error(400, None, br#"{"__type":"InvalidGrantException","message":"dead"}"#);
-        assert!(matches!(e, OidcError::OAuth { code: OAuthCode::InvalidGrant, .. }));
+        let e = parse_error(
+            400,
+            None,
+            br#"{"__type":"InvalidGrantException","message":"dead"}"#,
+        );
+        assert!(matches!(
+            e,
+            OidcError::OAuth {
+                code: OAuthCode::InvalidGrant,
+                ..
+            }
+        ));
         assert!(e.is_rejection());
         let e = parse_error(400, Some("InvalidClientException"), b"");
-        assert!(matches!(e, OidcError::OAuth { code: OAuthCode::InvalidClient, .. }));
+        assert!(matches!(
+            e,
+            OidcError::OAuth {
+                code: OAuthCode::InvalidClient,
+                ..
+            }
+        ));
         let e = parse_error(503, None, b"down for maintenance");
         assert_eq!(
             e,

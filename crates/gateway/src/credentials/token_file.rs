@@ -337,7 +337,10 @@ mod tests {
         let file = TokenFile::new(&path);
         file.save_primary(&creds()).await.unwrap();
         let obj = file.read_object().await.unwrap().unwrap();
-        assert_eq!(obj["copilot"], serde_json::json!({"token":"t","expires_at":5}));
+        assert_eq!(
+            obj["copilot"],
+            serde_json::json!({"token":"t","expires_at":5})
+        );
         assert_eq!(obj["refresh_token"], "rt-1");
         assert!(obj.get("access_token").is_none());
 

@@ -159,8 +159,7 @@ impl ModelCache {
 
     /// Swap in a new list.
     pub fn replace(&self, models: Vec<ModelInfo>, source: CatalogSource) {
-        self.current
-            .store(Arc::new(Catalog::new(models, source)));
+        self.current.store(Arc::new(Catalog::new(models, source)));
     }
 
     /// Fetch the list from the upstream and swap it in; on failure (or an empty
@@ -225,7 +224,10 @@ mod tests {
     #[test]
     fn resolution_uses_the_current_list() {
         let cache = ModelCache::with_models(
-            vec![model("claude-sonnet-4.5", Some(200_000)), model("deepseek-3.2", Some(128_000))],
+            vec![
+                model("claude-sonnet-4.5", Some(200_000)),
+                model("deepseek-3.2", Some(128_000)),
+            ],
             CatalogSource::Upstream,
         );
         assert_eq!(
@@ -239,14 +241,23 @@ mod tests {
         let err = cache.resolve("claude-haiku-4-5").unwrap_err();
         assert_eq!(err.kind(), "invalid_model");
         assert!(err.to_string().contains("claude-haiku-4-5"));
-        assert_eq!(cache.resolve("").unwrap_err().to_string(), "model is required");
+        assert_eq!(
+            cache.resolve("").unwrap_err().to_string(),
+            "model is required"
+        );
         assert_eq!(
             cache.resolve("claude-3-7-sonnet-20250219").unwrap().id,
             "CLAUDE_3_7_SONNET_20250219_V1_0"
         );
 
-        cache.replace(vec![model("claude-haiku-4.5", None)], CatalogSource::Upstream);
-        assert_eq!(cache.resolve("claude-haiku-4-5").unwrap().id, "claude-haiku-4.5");
+        cache.replace(
+            vec![model("claude-haiku-4.5", None)],
+            CatalogSource::Upstream,
+        );
+        assert_eq!(
+            cache.resolve("claude-haiku-4-5").unwrap().id,
+            "claude-haiku-4.5"
+        );
         assert!(cache.resolve("claude-sonnet-4.5").is_err());
     }
 
@@ -254,7 +265,13 @@ mod tests {
     fn the_fallback_list_resolves_the_common_names() {
         let cache = ModelCache::with_fallback();
         assert_eq!(cache.source(), CatalogSource::Fallback);
-        for name in ["auto", "claude-sonnet-4-5", "claude-opus-4-5", "claude-haiku-4.5", "glm-5"] {
+        for name in [
+            "auto",
+            "claude-sonnet-4-5",
+            "claude-opus-4-5",
+            "claude-haiku-4.5",
+            "glm-5",
+        ] {
             assert!(cache.resolve(name).is_ok(), "{name}");
         }
         assert!(cache.list().iter().any(|m| m.id == "claude-sonnet-4.5"));

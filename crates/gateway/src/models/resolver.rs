@@ -151,7 +151,10 @@ mod tests {
     ];
 
     fn lookup(lower: &str) -> Option<&'static str> {
-        LISTED.iter().copied().find(|id| id.eq_ignore_ascii_case(lower))
+        LISTED
+            .iter()
+            .copied()
+            .find(|id| id.eq_ignore_ascii_case(lower))
     }
 
     fn known(id: &str) -> Option<Resolution> {
@@ -178,15 +181,24 @@ mod tests {
             ("claude-sonnet-4-20250514", known("claude-sonnet-4")),
             ("claude-sonnet-4-latest", known("claude-sonnet-4")),
             // Other vendors' spellings.
-            ("anthropic.claude-sonnet-4-5-20250929-v1:0", known("claude-sonnet-4.5")),
-            ("us.anthropic.claude-haiku-4-5-20251001-v1:0", known("claude-haiku-4.5")),
+            (
+                "anthropic.claude-sonnet-4-5-20250929-v1:0",
+                known("claude-sonnet-4.5"),
+            ),
+            (
+                "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+                known("claude-haiku-4.5"),
+            ),
             ("claude-sonnet-4-5@20250929", known("claude-sonnet-4.5")),
             // Legacy names.
             (
                 "claude-3-7-sonnet-20250219",
                 Some(Resolution::Hidden("CLAUDE_3_7_SONNET_20250219_V1_0")),
             ),
-            ("claude-3-7-sonnet-latest", Some(Resolution::Hidden("CLAUDE_3_7_SONNET_20250219_V1_0"))),
+            (
+                "claude-3-7-sonnet-latest",
+                Some(Resolution::Hidden("CLAUDE_3_7_SONNET_20250219_V1_0")),
+            ),
             // Refused: never a silent `auto`.
             ("claude-3-5-sonnet-20241022", None),
             ("claude-sonnet-9-9", None),

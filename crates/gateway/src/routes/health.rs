@@ -63,10 +63,7 @@ mod tests {
         let ts = now_rfc3339();
         assert!(ts.ends_with('Z'), "{ts}");
         assert_eq!(ts.len(), "2025-01-31T12:00:00.123Z".len(), "{ts}");
-        let parsed = OffsetDateTime::parse(
-            &ts,
-            &time::format_description::well_known::Rfc3339,
-        );
+        let parsed = OffsetDateTime::parse(&ts, &time::format_description::well_known::Rfc3339);
         assert!(parsed.is_ok());
         let t = time::macros::datetime!(2025-01-02 03:04:05.000 UTC);
         assert_eq!(rfc3339_millis(t), "2025-01-02T03:04:05.000Z");

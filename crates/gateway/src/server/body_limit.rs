@@ -33,7 +33,8 @@ pub async fn limit_body(
     if declared.is_some_and(|len| len > limit) {
         return Err(GatewayError::PayloadTooLarge { limit: Some(limit) });
     }
-    let has_body = declared.is_some_and(|len| len > 0) || headers.contains_key(header::TRANSFER_ENCODING);
+    let has_body =
+        declared.is_some_and(|len| len > 0) || headers.contains_key(header::TRANSFER_ENCODING);
     if !has_body {
         return Ok(next.run(request).await);
     }

@@ -1,8 +1,8 @@
 //! The HTTP router and its middleware, outermost first:
 //!
 //! 1. [`request_context`]: request id, request span, access log;
-//! 2. [`uniform_errors`]: every error in the spec's format;
-//! 3. [`cors`]: CORS headers on everything, preflight answered;
+//! 2. [`cors`]: CORS headers on everything, preflight answered;
+//! 3. [`uniform_errors`]: every error in the spec's format;
 //! 4. [`body_limit`]: `max_request_body`, 413 `request_too_large`;
 //! 5. per route group: `/` and `/health` open; `/v1/*` behind client auth in
 //!    proxy mode, behind the [`setup_guard`] in full mode.
@@ -44,8 +44,8 @@ pub fn router(state: AppState) -> Router {
         .fallback(not_found)
         .layer(from_fn_with_state(state.clone(), body_limit::limit_body))
         .layer(DefaultBodyLimit::disable())
-        .layer(from_fn(cors::cors))
         .layer(from_fn(uniform_errors::uniform_errors))
+        .layer(from_fn(cors::cors))
         .layer(from_fn(request_context::request_context))
         .with_state(state)
 }

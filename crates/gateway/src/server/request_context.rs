@@ -67,7 +67,10 @@ pub async fn request_context(mut request: Request, next: Next) -> Response {
     }
 
     let status = response.status().as_u16();
-    let error = response.extensions().get::<LoggedError>().map(|e| e.0.clone());
+    let error = response
+        .extensions()
+        .get::<LoggedError>()
+        .map(|e| e.0.clone());
     span.in_scope(|| {
         let latency_ms = (latency_ms * 10.0).round() / 10.0;
         match error.as_deref() {

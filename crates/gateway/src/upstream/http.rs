@@ -368,7 +368,8 @@ where
                     // The caller (and its client) should wait, not us.
                     return Err(failure);
                 }
-                let delay = jitter(policy.backoff(retries_used)).max(retry_after.unwrap_or_default());
+                let delay =
+                    jitter(policy.backoff(retries_used)).max(retry_after.unwrap_or_default());
                 retries_used += 1;
                 tokio::time::sleep(delay).await;
             }

@@ -12,7 +12,10 @@ fn classification_follows_the_protocol_table() {
     let s = |n: u16| StatusCode::from_u16(n).unwrap();
     assert_eq!(classify(s(200), None), Success);
     assert_eq!(classify(s(429), None), Retryable);
-    assert_eq!(classify(s(429), Some("INSUFFICIENT_MODEL_CAPACITY")), Retryable);
+    assert_eq!(
+        classify(s(429), Some("INSUFFICIENT_MODEL_CAPACITY")),
+        Retryable
+    );
     assert_eq!(classify(s(429), Some("MONTHLY_REQUEST_COUNT")), Fatal);
     assert_eq!(classify(s(429), Some("DAILY_REQUEST_COUNT")), Fatal);
     assert_eq!(classify(s(500), None), Retryable);
@@ -29,11 +32,20 @@ fn classification_follows_the_protocol_table() {
 fn error_bodies_are_parsed() {
     let st = StatusCode::BAD_REQUEST;
     assert_eq!(
-        parse_error_body(st, br#"{"message":"Input is too long.","reason":"CONTENT_LENGTH_EXCEEDS_THRESHOLD"}"#),
-        ("Input is too long.".into(), Some("CONTENT_LENGTH_EXCEEDS_THRESHOLD".into()))
+        parse_error_body(
+            st,
+            br#"{"message":"Input is too long.","reason":"CONTENT_LENGTH_EXCEEDS_THRESHOLD"}"#
+        ),
+        (
+            "Input is too long.".into(),
+            Some("CONTENT_LENGTH_EXCEEDS_THRESHOLD".into())
+        )
     );
     assert_eq!(
-        parse_error_body(st, br#"{"__type":"com.amazon#ValidationException","Message":"bad"}"#),
+        parse_error_body(
+            st,
+            br#"{"__type":"com.amazon#ValidationException","Message":"bad"}"#
+        ),
         ("bad".into(), None)
     );
     assert_eq!(
@@ -41,8 +53,14 @@ fn error_bodies_are_parsed() {
         ("nested".into(), None)
     );
     assert_eq!(
-        parse_error_body(StatusCode::TOO_MANY_REQUESTS, br#"{"reason":"MONTHLY_REQUEST_COUNT"}"#),
-        ("MONTHLY_REQUEST_COUNT".into(), Some("MONTHLY_REQUEST_COUNT".into()))
+        parse_error_body(
+            StatusCode::TOO_MANY_REQUESTS,
+            br#"{"reason":"MONTHLY_REQUEST_COUNT"}"#
+        ),
+        (
+            "MONTHLY_REQUEST_COUNT".into(),
+            Some("MONTHLY_REQUEST_COUNT".into())
+        )
     );
     assert_eq!(
         parse_error_body(StatusCode::BAD_GATEWAY, b"  upstream exploded \n"),
@@ -95,16 +113,17 @@ fn upstream_errors_keep_their_status() {
     assert_eq!(e.status(), StatusCode::BAD_GATEWAY);
 }
 
+/// One scripted answer: status, headers, body.
+type Reply = (u16, Vec<(&'static str, &'static str)>, &'static str);
+
 /// A scripted upstream: answers each call with the next (status, headers, body).
 struct Script {
-    replies: Mutex<VecDeque<(u16, Vec<(&'static str, &'static str)>, &'static str)>>,
+    replies: Mutex<VecDeque<Reply>>,
     calls: AtomicU32,
     auth_seen: Mutex<Vec<String>>,
 }
 
-async fn scripted(
-    replies: Vec<(u16, Vec<(&'static str, &'static str)>, &'static str)>,
-) -> (String, Arc<Script>) {
+async fn scripted(replies: Vec<Reply>) -> (String, Arc<Script>) {
     let script = Arc::new(Script {
         replies: Mutex::new(replies.into()),
         calls: AtomicU32::new(0),
@@ -116,14 +135,17 @@ async fn scripted(
         async move {
             s.calls.fetch_add(1, Ordering::SeqCst);
             if let Some(a) = headers.get("authorization") {
-                s.auth_seen.lock().unwrap().push(a.to_str().unwrap().to_owned());
+                s.auth_seen
+                    .lock()
+                    .unwrap()
+                    .push(a.to_str().unwrap().to_owned());
             }
-            let (status, hdrs, body) = s
-                .replies
-                .lock()
-                .unwrap()
-                .pop_front()
-                .unwrap_or((200, vec![], "ok"));
+            let (status, hdrs, body) =
+                s.replies
+                    .lock()
+                    .unwrap()
+                    .pop_front()
+                    .unwrap_or((200, vec![], "ok"));
             let mut resp = (StatusCode::from_u16(status).unwrap(), body).into_response();
             for (k, v) in hdrs {
                 resp.headers_mut().insert(k, v.parse().unwrap());
@@ -179,7 +201,11 @@ async fn call(
 async fn transient_errors_are_retried_until_success() {
     let (url, script) = scripted(vec![
         (500, vec![], "boom"),
-        (429, vec![], r#"{"message":"Too many requests","reason":"INSUFFICIENT_MODEL_CAPACITY"}"#),
+        (
+            429,
+            vec![],
+            r#"{"message":"Too many requests","reason":"INSUFFICIENT_MODEL_CAPACITY"}"#,
+        ),
         (503, vec![], ""),
         (200, vec![], "stream"),
     ])
@@ -202,7 +228,9 @@ async fn retries_stop_at_the_budget_with_the_last_error() {
     let err = call(&url, &fast_policy(2), &refreshes).await.unwrap_err();
     assert_eq!(script.calls.load(Ordering::SeqCst), 3);
     match err {
-        UpstreamError::Status { status, message, .. } => {
+        UpstreamError::Status {
+            status, message, ..
+        } => {
             assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
             assert_eq!(message, "overloaded");
         }
@@ -221,9 +249,16 @@ async fn quota_429_and_plain_4xx_are_not_retried() {
     let refreshes = Arc::new(AtomicU32::new(0));
     let err = call(&url, &fast_policy(3), &refreshes).await.unwrap_err();
     assert_eq!(script.calls.load(Ordering::SeqCst), 1);
-    assert!(matches!(err, UpstreamError::Status { reason: Some(ref r), .. } if r == "MONTHLY_REQUEST_COUNT"));
+    assert!(
+        matches!(err, UpstreamError::Status { reason: Some(ref r), .. } if r == "MONTHLY_REQUEST_COUNT")
+    );
 
-    let (url, script) = scripted(vec![(400, vec![], r#"{"message":"Improperly formed request."}"#)]).await;
+    let (url, script) = scripted(vec![(
+        400,
+        vec![],
+        r#"{"message":"Improperly formed request."}"#,
+    )])
+    .await;
     let err = call(&url, &fast_policy(3), &refreshes).await.unwrap_err();
     assert_eq!(script.calls.load(Ordering::SeqCst), 1);
     let gw: GatewayError = err.into();
@@ -233,7 +268,11 @@ async fn quota_429_and_plain_4xx_are_not_retried() {
 
 #[tokio::test]
 async fn retry_after_is_honoured_and_a_long_one_is_returned() {
-    let (url, script) = scripted(vec![(429, vec![("retry-after", "1")], "{}"), (200, vec![], "ok")]).await;
+    let (url, script) = scripted(vec![
+        (429, vec![("retry-after", "1")], "{}"),
+        (200, vec![], "ok"),
+    ])
+    .await;
     let refreshes = Arc::new(AtomicU32::new(0));
     let started = std::time::Instant::now();
     call(&url, &fast_policy(3), &refreshes).await.unwrap();
@@ -250,7 +289,11 @@ async fn retry_after_is_honoured_and_a_long_one_is_returned() {
 #[tokio::test]
 async fn a_403_refreshes_once_and_retries_once_with_the_new_token() {
     let (url, script) = scripted(vec![
-        (403, vec![], r#"{"message":"The bearer token included in the request is invalid."}"#),
+        (
+            403,
+            vec![],
+            r#"{"message":"The bearer token included in the request is invalid."}"#,
+        ),
         (200, vec![], "ok"),
     ])
     .await;
@@ -263,7 +306,11 @@ async fn a_403_refreshes_once_and_retries_once_with_the_new_token() {
     );
 
     // A second 403 is returned, not refreshed again.
-    let (url, script) = scripted(vec![(403, vec![], "{}"), (403, vec![], r#"{"message":"still bad"}"#)]).await;
+    let (url, script) = scripted(vec![
+        (403, vec![], "{}"),
+        (403, vec![], r#"{"message":"still bad"}"#),
+    ])
+    .await;
     let refreshes = Arc::new(AtomicU32::new(0));
     let err = call(&url, &fast_policy(3), &refreshes).await.unwrap_err();
     assert_eq!(refreshes.load(Ordering::SeqCst), 1);
@@ -271,7 +318,12 @@ async fn a_403_refreshes_once_and_retries_once_with_the_new_token() {
     assert_eq!(GatewayError::from(err).status(), StatusCode::FORBIDDEN);
 
     // An account-level 403 is not refreshed.
-    let (url, script) = scripted(vec![(403, vec![], r#"{"message":"x","reason":"TEMPORARILY_SUSPENDED"}"#)]).await;
+    let (url, script) = scripted(vec![(
+        403,
+        vec![],
+        r#"{"message":"x","reason":"TEMPORARILY_SUSPENDED"}"#,
+    )])
+    .await;
     let refreshes = Arc::new(AtomicU32::new(0));
     call(&url, &fast_policy(3), &refreshes).await.unwrap_err();
     assert_eq!(refreshes.load(Ordering::SeqCst), 0);
@@ -307,7 +359,10 @@ async fn connection_errors_are_retried_then_reported_as_502() {
     .await
     .unwrap_err();
     assert_eq!(attempts.load(Ordering::SeqCst), 3);
-    assert!(matches!(err, UpstreamError::Transport { timeout: false, .. }));
+    assert!(matches!(
+        err,
+        UpstreamError::Transport { timeout: false, .. }
+    ));
     assert_eq!(GatewayError::from(err).status(), StatusCode::BAD_GATEWAY);
 }
 
@@ -315,7 +370,9 @@ async fn connection_errors_are_retried_then_reported_as_502() {
 async fn a_failing_build_is_returned_as_is() {
     let err = send_with_retry(
         &fast_policy(3),
-        |_| async { Err::<reqwest::RequestBuilder, _>(GatewayError::Config("no credentials".into())) },
+        |_| async {
+            Err::<reqwest::RequestBuilder, _>(GatewayError::Config("no credentials".into()))
+        },
         || async { Ok(()) },
     )
     .await
