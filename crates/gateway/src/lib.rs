@@ -14,6 +14,8 @@ pub mod credentials;
 pub mod error;
 pub mod logging;
 pub mod models;
+pub mod pipeline;
+pub mod providers;
 pub mod routes;
 pub mod server;
 pub mod state;
