@@ -5,7 +5,8 @@
 //! `POST /generateAssistantResponse` answering real AWS event-stream frames,
 //! `GET /ListAvailableModels`, the real error bodies) and [`oidc`] (the SSO
 //! OIDC service: `POST /client/register`, `POST /device_authorization`,
-//! `POST /token`). Around them: [`recorder`] (every request received),
+//! `POST /token`; on its own listener, and also under `/oidc` on the API
+//! listener for one-port setups). Around them: [`recorder`] (every request received),
 //! [`stats`] (how streams ended), [`config`]. Frames are built with the
 //! project's codec, `wire::eventstream`. It depends on `wire` only, never on
 //! `translate` or `gateway`, so it simulates the protocol rather than echoing
@@ -74,5 +75,5 @@ pub use oidc::store::SeededCredentials;
 pub use primary::models::{ModelInfo, TokenLimits};
 pub use primary::scenario::{Fault, Scenario, ScenarioKind, ScenarioParseError};
 pub use recorder::{RecordedRequest, Service};
-pub use server::{start, SimHandle};
+pub use server::{start, SimHandle, OIDC_PREFIX};
 pub use stats::StreamStats;

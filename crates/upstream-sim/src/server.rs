@@ -25,6 +25,9 @@ use crate::recorder::{record, RecordLayer, RecordedRequest, Service};
 use crate::state::Shared;
 use crate::stats::StreamStats;
 
+/// Path prefix under which the API listener also serves the OIDC routes.
+pub const OIDC_PREFIX: &str = "/oidc";
+
 /// How long [`SimHandle::shutdown`] lets open streams finish before cutting them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
@@ -40,12 +43,16 @@ pub async fn start(config: SimConfig) -> anyhow::Result<SimHandle> {
     shared.set_oidc_url(format!("http://{oidc_addr}"));
     let (shutdown, signal) = watch::channel(false);
 
+    let idp = with_recording(oidc::router(shared.clone()), &shared, Service::Oidc);
+    // The API listener also serves the OIDC routes under `/oidc`, for setups
+    // that want one port (`UPSTREAM_OIDC_ENDPOINT=<base_url>/oidc`). Nested after
+    // the API's recording layer, so each request is recorded once, as OIDC.
     let api = with_recording(
         primary::router(shared.clone()),
         &shared,
         Service::PrimaryApi,
-    );
-    let idp = with_recording(oidc::router(shared.clone()), &shared, Service::Oidc);
+    )
+    .nest(OIDC_PREFIX, idp.clone());
     let tasks = vec![
         spawn_server(api_listener, api, signal.clone()),
         spawn_server(oidc_listener, idp, signal),
@@ -104,7 +111,9 @@ impl SimHandle {
         format!("http://{}", self.api_addr)
     }
 
-    /// Base URL of the SSO OIDC service (`UPSTREAM_OIDC_ENDPOINT`).
+    /// Base URL of the SSO OIDC service (`UPSTREAM_OIDC_ENDPOINT`), on its own
+    /// listener like the real separate host. The same routes are also served
+    /// at `{base_url}/oidc`.
     pub fn oidc_url(&self) -> String {
         format!("http://{}", self.oidc_addr)
     }

@@ -41,10 +41,18 @@ impl Now {
 
     fn after(self, d: Duration) -> Self {
         Now {
-            instant: self.instant + d,
-            epoch_secs: self.epoch_secs + d.as_secs(),
+            instant: later(self.instant, d),
+            epoch_secs: self.epoch_secs.saturating_add(d.as_secs()),
         }
     }
+}
+
+/// `now + d`, capped far in the future instead of overflowing on absurd lifetimes.
+fn later(now: Instant, d: Duration) -> Instant {
+    const FAR: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+    now.checked_add(d.min(FAR))
+        .or_else(|| now.checked_add(Duration::from_secs(24 * 3600)))
+        .unwrap_or(now)
 }
 
 /// Credentials a test can hand the gateway as if a device login had happened.
@@ -181,7 +189,7 @@ impl OidcStore {
             Device {
                 client_id: client_id.to_owned(),
                 user_code: user_code.clone(),
-                expires_at: now.instant + self.config.device_code_ttl,
+                expires_at: later(now.instant, self.config.device_code_ttl),
                 polls: 0,
                 slow_down_sent: false,
                 last_poll: None,
@@ -326,7 +334,7 @@ impl OidcStore {
         self.access_tokens.insert(
             token.clone(),
             AccessToken {
-                expires_at: now.instant + self.config.access_token_ttl,
+                expires_at: later(now.instant, self.config.access_token_ttl),
                 revoked: false,
             },
         );

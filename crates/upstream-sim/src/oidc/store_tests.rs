@@ -221,3 +221,21 @@ fn revoke_and_expire_access_tokens() {
     assert!(s.access_token_valid(&c, now.instant));
     assert!(!s.access_token_valid("never-issued", now.instant));
 }
+
+#[test]
+fn absurd_lifetimes_do_not_overflow() {
+    let (mut s, reg, now) = store(OidcConfig {
+        access_token_ttl: Duration::MAX,
+        device_code_ttl: Duration::MAX,
+        client_secret_ttl: Duration::MAX,
+        ..OidcConfig::default()
+    });
+    let t = s.issue_access_token(now);
+    assert!(s.access_token_valid(&t, now.instant));
+    let dev = s
+        .start_device(&reg.client_id, &reg.client_secret, now)
+        .unwrap();
+    assert_eq!(dev.expires_in, u64::MAX);
+    let fresh = s.register(now);
+    assert_eq!(fresh.secret_expires_at, u64::MAX);
+}

@@ -208,7 +208,8 @@ pub fn content_events(scenario: &Scenario, req: &RequestView<'_>) -> Option<Vec<
                 out.push(SimEvent::Text(TOOLS_PREAMBLE.to_owned()));
             }
             for i in 0..*n {
-                let offered = (!req.tools.is_empty()).then(|| &req.tools[i % req.tools.len()]);
+                // The offered tools in turn (none offered: a generic name).
+                let offered = req.tools.iter().cycle().nth(i);
                 let tool_name = match (name, offered) {
                     (Some(forced), _) => forced.clone(),
                     (None, Some(t)) => t.name.to_owned(),

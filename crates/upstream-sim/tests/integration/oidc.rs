@@ -306,3 +306,25 @@ async fn request_errors() {
         .unwrap();
     assert_eq!(resp.status(), 400, "form-encoded bodies are refused");
 }
+
+#[tokio::test]
+async fn oidc_routes_also_live_under_the_api_prefix() {
+    let sim = sim().await;
+    let creds = sim.seed_credentials();
+    let resp = client()
+        .post(format!("{}/oidc/token", sim.base_url()))
+        .json(
+            &json!({"grantType": "refresh_token", "clientId": creds.client_id,
+            "clientSecret": creds.client_secret, "refreshToken": creds.refresh_token}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let tokens: Value = resp.json().await.unwrap();
+    let access = tokens["accessToken"].as_str().unwrap();
+    assert_eq!(chat(&sim, access, &chat_body("hi")).await.status(), 200);
+    let recorded = sim.requests_to("/token");
+    assert_eq!(recorded.len(), 1, "recorded once, with the OIDC path");
+    assert_eq!(recorded[0].service, upstream_sim::Service::Oidc);
+}
