@@ -316,6 +316,22 @@ mod tests {
     }
 
     #[test]
+    fn the_configuration_doc_lists_every_field_with_its_default() {
+        let doc = include_str!("../../../../docs/configuration.md");
+        for field in FIELDS {
+            let start = format!("| {} | `{}` |", field.name, field.env_var());
+            let row = doc
+                .lines()
+                .find(|l| l.starts_with(&start))
+                .unwrap_or_else(|| panic!("docs/configuration.md has no row for {}", field.name));
+            let cells: Vec<&str> = row.split('|').map(str::trim).collect();
+            assert_eq!(cells[3], field.kind.as_str().replace('_', " "), "{row}");
+            assert_eq!(cells[4], format!("`{}`", field.default_text()), "{row}");
+            assert_eq!(cells[5], field.reload.as_str(), "{row}");
+        }
+    }
+
+    #[test]
     fn environment_overrides_defaults() {
         let src = EnvSource::from_pairs([
             ("HTTP_MAX_RETRIES", "5"),

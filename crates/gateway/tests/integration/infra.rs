@@ -700,8 +700,9 @@ fn the_binary_serves_and_stops_on_sigterm() {
         }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let killed = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
+    // The shell's built-in `kill`: no dependency on a `kill` binary.
+    let killed = std::process::Command::new("sh")
+        .args(["-c", &format!("kill -TERM {}", child.id())])
         .status()
         .unwrap();
     assert!(killed.success());
