@@ -46,7 +46,7 @@ pub async fn run(
         ..Usage::default()
     };
 
-    let opts = CallOptions::from_runtime(app);
+    let opts = CallOptions::for_request(app, &req);
     let body = primary::encode_request(app, &req, &model, opts)?;
     let (source, first, ended) =
         primary::open(app, body, &model, opts.fake_reasoning.is_some()).await?;

@@ -37,13 +37,25 @@ pub struct CallOptions {
 }
 
 impl CallOptions {
-    /// The options the live runtime configuration asks for.
-    pub fn from_runtime(app: &AppState) -> Self {
+    /// The options for `req` under the live runtime configuration.
+    ///
+    /// With `fake_reasoning_enabled`, reasoning is asked for on every request
+    /// (the spec's default behaviour) with the `fake_reasoning_max_tokens`
+    /// budget, unless the client states its own wish: a thinking budget or a
+    /// `reasoning_effort` sets the budget (capped), and `reasoning_effort:
+    /// none` or a zero budget turns it off for that request.
+    pub fn for_request(app: &AppState, req: &ChatRequest) -> Self {
         let rt = app.runtime();
+        let max = rt.fake_reasoning_max_tokens;
+        let fake_reasoning = if !rt.fake_reasoning_enabled {
+            None
+        } else if req.thinking.is_some() || req.reasoning_effort.is_some() {
+            translate::fake_reasoning::budget(req, max)
+        } else {
+            Some(max)
+        };
         CallOptions {
-            fake_reasoning: rt
-                .fake_reasoning_enabled
-                .then_some(rt.fake_reasoning_max_tokens),
+            fake_reasoning,
             truncation_recovery: rt.truncation_recovery,
         }
     }
