@@ -6,6 +6,10 @@
 //! The body is read here once and handed on as one buffer, so handlers'
 //! extractors never meet a half-read body; axum's own 2 MB default limit is
 //! switched off in the router for the same reason.
+//!
+//! Having the whole body, this is also where `DEBUG_MODE` logs request bodies
+//! (`errors`: of requests answered with an error status; `all`: every one),
+//! always through [`mask_secrets`] and cut at [`LOGGED_BODY_LIMIT`].
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -16,7 +20,11 @@ use bytes::BytesMut;
 use futures::StreamExt as _;
 
 use crate::error::GatewayError;
+use crate::logging::mask_secrets;
 use crate::state::AppState;
+
+/// At most this many bytes of a body are logged.
+pub const LOGGED_BODY_LIMIT: usize = 64 * 1024;
 
 /// The body-limit middleware.
 pub async fn limit_body(
@@ -52,6 +60,50 @@ pub async fn limit_body(
         }
         buffer.extend_from_slice(&chunk);
     }
-    let request = Request::from_parts(parts, Body::from(buffer.freeze()));
-    Ok(next.run(request).await)
+    let body = buffer.freeze();
+    let request = Request::from_parts(parts, Body::from(body.clone()));
+    let response = next.run(request).await;
+    let failed = response.status().is_client_error() || response.status().is_server_error();
+    if state.runtime().debug_mode.logs_body(failed) {
+        tracing::info!(
+            status = response.status().as_u16(),
+            bytes = body.len(),
+            "request body: {}",
+            loggable_body(&body)
+        );
+    }
+    Ok(response)
+}
+
+/// The body as masked text, cut at [`LOGGED_BODY_LIMIT`] bytes.
+pub fn loggable_body(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    if body.len() <= LOGGED_BODY_LIMIT {
+        return mask_secrets(&text);
+    }
+    // Cut text is no longer JSON: the masking falls back to its text patterns.
+    let mut end = LOGGED_BODY_LIMIT.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!(
+        "{}... ({} bytes in all)",
+        mask_secrets(&text[..end]),
+        body.len()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logged_bodies_are_masked_and_cut() {
+        let body = br#"{"model":"m","api_key":"sk-abcdefgh12345"}"#;
+        assert_eq!(loggable_body(body), r#"{"model":"m","api_key":"***"}"#);
+        let big = vec![b'a'; LOGGED_BODY_LIMIT + 10];
+        let logged = loggable_body(&big);
+        assert!(logged.ends_with(&format!("... ({} bytes in all)", LOGGED_BODY_LIMIT + 10)));
+        assert!(logged.len() < LOGGED_BODY_LIMIT + 40);
+    }
 }

@@ -681,6 +681,7 @@ fn the_binary_serves_and_stops_on_sigterm() {
         .env("SERVER_PORT", port.to_string())
         .env("DATA_DIR", dir.path())
         .env("LOG_FORMAT", "json")
+        .env("DEBUG_MODE", "all")
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -699,6 +700,22 @@ fn the_binary_serves_and_stops_on_sigterm() {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));
+    }
+    // A request whose body holds a secret: logged (DEBUG_MODE=all), masked.
+    if healthy {
+        use std::io::{Read as _, Write as _};
+        let body = r#"{"model":"x","api_key":"sk-topsecret1234567"}"#;
+        let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            stream,
+            "POST /v1/chat/completions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        stream.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 503"), "{answer}");
     }
     // The shell's built-in `kill`: no dependency on a `kill` binary.
     let killed = std::process::Command::new("sh")
@@ -719,4 +736,19 @@ fn the_binary_serves_and_stops_on_sigterm() {
     assert!(!access.is_empty(), "{logs}");
     assert!(access[0]["span"]["request_id"].as_str().is_some(), "{logs}");
     assert_eq!(access[0]["status"], 200);
+    assert!(!logs.contains("topsecret"), "{logs}");
+    let body_line = logs
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .find(|v| {
+            v["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("request body"))
+        })
+        .unwrap_or_else(|| panic!("no body line in {logs}"));
+    assert!(body_line["message"]
+        .as_str()
+        .unwrap()
+        .contains(r#""api_key":"***""#));
+    assert_eq!(body_line["status"], 503);
 }
