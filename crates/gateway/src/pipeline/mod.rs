@@ -11,6 +11,7 @@
 
 pub mod body;
 pub mod client;
+pub mod debug;
 pub mod ids;
 pub mod relay;
 mod respond;

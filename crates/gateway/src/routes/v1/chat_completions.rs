@@ -16,12 +16,22 @@ pub async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    let req: ChatCompletionRequest = parse_json(&headers, &body)?;
+    let outcome = serve(&app, &headers, &body).await;
+    pipeline::debug::log_exchange(&app, &body, &outcome);
+    outcome
+}
+
+async fn serve(
+    app: &AppState,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Response, GatewayError> {
+    let req: ChatCompletionRequest = parse_json(headers, body)?;
     wire::openai::validate(&req)?;
     if req.user.is_some() || req.seed.is_some() {
         // Accepted and not forwarded (spec 4.1).
         tracing::debug!("ignoring user/seed: not forwarded upstream");
     }
     let chat = translate::openai::into_chat_request(req)?;
-    pipeline::run(&app, chat, ClientFormat::OpenAi).await
+    pipeline::run(app, chat, ClientFormat::OpenAi).await
 }

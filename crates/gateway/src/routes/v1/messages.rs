@@ -17,11 +17,21 @@ pub async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
+    let outcome = serve(&app, &headers, &body).await;
+    pipeline::debug::log_exchange(&app, &body, &outcome);
+    outcome
+}
+
+async fn serve(
+    app: &AppState,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Response, GatewayError> {
     if let Some(version) = headers.get("compat-version").and_then(|v| v.to_str().ok()) {
         tracing::info!(compat_version = version, "compat-version header");
     }
-    let req: MessagesRequest = parse_json(&headers, &body)?;
+    let req: MessagesRequest = parse_json(headers, body)?;
     wire::anthropic::validate(&req)?;
     let chat = translate::anthropic::into_chat_request(req)?;
-    pipeline::run(&app, chat, ClientFormat::Anthropic).await
+    pipeline::run(app, chat, ClientFormat::Anthropic).await
 }
