@@ -139,7 +139,21 @@ pub fn announce(auth: &DeviceAuthorization) {
     );
     if std::io::stdout().is_terminal() {
         println!("{}", terminal_box(auth));
+        if let Some(qr) = qr_code(auth.url()) {
+            println!("{qr}");
+        }
     }
+}
+
+/// The verification URL as a QR code drawn with half-block characters, for a
+/// phone camera; `None` if the URL is too long to encode.
+fn qr_code(url: &str) -> Option<String> {
+    let code = qrcode::QrCode::new(url.as_bytes()).ok()?;
+    Some(
+        code.render::<qrcode::render::unicode::Dense1x2>()
+            .quiet_zone(true)
+            .build(),
+    )
 }
 
 fn terminal_box(auth: &DeviceAuthorization) -> String {
@@ -194,6 +208,8 @@ mod tests {
             expires_in: 600,
             interval: Some(1),
         };
+        let qr = qr_code(auth.url()).expect("a short URL encodes");
+        assert!(qr.lines().count() > 10, "{qr}");
         let b = terminal_box(&auth);
         assert!(b.contains("https://device.example/?user_code=ABCD-EFGH"));
         assert!(b.contains("ABCD-EFGH"));
