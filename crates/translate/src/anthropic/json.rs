@@ -16,11 +16,37 @@ pub(crate) fn write_str(out: &mut BytesMut, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
     out.put_u8(b'"');
+    // `start..` is the run not yet copied; clean 8-byte words only extend it,
+    // a word with flags is walked byte by byte.
     let mut start = 0;
-    while let Some(at) = next_escape(bytes, start) {
-        out.put_slice(bytes.get(start..at).unwrap_or_default());
-        write_escape(out, bytes.get(at).copied().unwrap_or_default());
-        start = at + 1;
+    let mut offset = 0;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let mut flags = escape_flags(u64::from_le_bytes(word));
+        while flags != 0 {
+            // Borrows in the flag arithmetic only spill into bytes above a
+            // true hit, so the lowest flag (little-endian: the first byte) is
+            // exact; the bytes are checked again before escaping.
+            let at = offset + (flags.trailing_zeros() / 8) as usize;
+            flags &= flags - 1;
+            let b = bytes.get(at).copied().unwrap_or_default();
+            if needs_escape(b) {
+                out.put_slice(bytes.get(start..at).unwrap_or_default());
+                write_escape(out, b);
+                start = at + 1;
+            }
+        }
+        offset += 8;
+    }
+    for (k, &b) in chunks.remainder().iter().enumerate() {
+        if needs_escape(b) {
+            let at = offset + k;
+            out.put_slice(bytes.get(start..at).unwrap_or_default());
+            write_escape(out, b);
+            start = at + 1;
+        }
     }
     out.put_slice(bytes.get(start..).unwrap_or_default());
     out.put_u8(b'"');
@@ -29,29 +55,6 @@ pub(crate) fn write_str(out: &mut BytesMut, s: &str) {
 /// Appends `n` in decimal.
 pub(crate) fn write_u32(out: &mut BytesMut, n: u32) {
     out.put_slice(itoa::Buffer::new().format(n).as_bytes());
-}
-
-/// Position of the first byte at or after `from` that JSON requires escaped.
-fn next_escape(bytes: &[u8], from: usize) -> Option<usize> {
-    let rest = bytes.get(from..)?;
-    let mut offset = from;
-    let mut chunks = rest.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let flags = escape_flags(u64::from_le_bytes(word));
-        if flags != 0 {
-            // Borrows in the flag arithmetic only spill into bytes above a true
-            // hit, so the lowest flag (the first byte, little-endian) is exact.
-            return Some(offset + (flags.trailing_zeros() / 8) as usize);
-        }
-        offset += 8;
-    }
-    chunks
-        .remainder()
-        .iter()
-        .position(|&b| needs_escape(b))
-        .map(|at| offset + at)
 }
 
 /// High bit set in each byte of `x` that is `"`, `\` or below 0x20.
