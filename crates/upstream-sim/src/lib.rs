@@ -6,7 +6,9 @@
 //! `GET /ListAvailableModels`, the real error bodies) and [`oidc`] (the SSO
 //! OIDC service: `POST /client/register`, `POST /device_authorization`,
 //! `POST /token`; on its own listener, and also under `/oidc` on the API
-//! listener for one-port setups). Around them: [`recorder`] (every request received),
+//! listener for one-port setups), and [`idp`] (an OpenID Connect identity
+//! provider for the gateway's web sign-in, under `/idp` on the API listener).
+//! Around them: [`recorder`] (every request received),
 //! [`stats`] (how streams ended), [`config`]. Frames are built with the
 //! project's codec, `wire::eventstream`. It depends on `wire` only, never on
 //! `translate` or `gateway`, so it simulates the protocol rather than echoing
@@ -62,6 +64,7 @@
 //! one buffer and written in one piece unless a scenario paces them.
 
 pub mod config;
+pub mod idp;
 mod ids;
 pub mod oidc;
 pub mod primary;
@@ -71,6 +74,7 @@ mod state;
 pub mod stats;
 
 pub use config::{OidcConfig, SimConfig};
+pub use idp::{IdTokenTweaks, IdpConfig, IdpRequest, IdpUser, NonceClaim, OAuthError, Signing};
 pub use oidc::store::SeededCredentials;
 pub use primary::models::{ModelInfo, TokenLimits};
 pub use primary::scenario::{Fault, Scenario, ScenarioKind, ScenarioParseError};

@@ -16,6 +16,7 @@ use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
 use crate::config::{OidcConfig, SimConfig};
+use crate::idp::{self, Idp, IdpConfig, IdpRequest, IdpUser};
 use crate::ids;
 use crate::oidc;
 use crate::oidc::store::{Now, SeededCredentials};
@@ -53,6 +54,9 @@ pub async fn start(config: SimConfig) -> anyhow::Result<SimHandle> {
         Service::PrimaryApi,
     )
     .nest(OIDC_PREFIX, idp.clone());
+    // The identity provider lives under `/idp` on the API listener.
+    let provider = Arc::new(Idp::new(format!("http://{api_addr}{}", idp::IDP_PREFIX))?);
+    let api = api.nest(idp::IDP_PREFIX, idp::router(provider.clone()));
     let tasks = vec![
         spawn_server(api_listener, api, signal.clone()),
         spawn_server(oidc_listener, idp, signal),
@@ -61,6 +65,7 @@ pub async fn start(config: SimConfig) -> anyhow::Result<SimHandle> {
         shared,
         api_addr,
         oidc_addr,
+        idp: provider,
         shutdown,
         tasks,
     })
@@ -101,6 +106,7 @@ pub struct SimHandle {
     shared: Arc<Shared>,
     api_addr: SocketAddr,
     oidc_addr: SocketAddr,
+    idp: Arc<Idp>,
     shutdown: watch::Sender<bool>,
     tasks: Vec<JoinHandle<()>>,
 }
@@ -239,6 +245,49 @@ impl SimHandle {
         self.shared
             .accept_any_token
             .store(accept, Ordering::Relaxed);
+    }
+
+    // ---- the OpenID Connect identity provider (`idp`) ----
+
+    /// The identity provider's issuer URL (`{base_url}/idp`); its discovery
+    /// document is at `{issuer}/.well-known/openid-configuration`.
+    pub fn idp_issuer_url(&self) -> String {
+        self.idp.issuer().to_owned()
+    }
+
+    /// The registered client: `(client_id, client_secret)`.
+    pub fn idp_client(&self) -> (String, String) {
+        let store = self.idp.store();
+        (
+            store.config.client_id.clone(),
+            store.config.client_secret.clone(),
+        )
+    }
+
+    /// Who signs in at the next `/authorize`: this email, verified or not
+    /// (the subject is derived from the email, the name from its local part).
+    pub fn idp_set_user(&self, email: &str, email_verified: bool) {
+        self.idp.store().config.user = IdpUser::new(email, email_verified);
+    }
+
+    /// Change the identity provider's behaviour while running.
+    pub fn update_idp(&self, change: impl FnOnce(&mut IdpConfig)) {
+        change(&mut self.idp.store().config);
+    }
+
+    /// Sign with the second embedded key from now on; both are published.
+    pub fn idp_rotate_keys(&self) {
+        self.idp.store().rotate_keys();
+    }
+
+    /// Every request the identity provider received, oldest first.
+    pub fn idp_requests(&self) -> Vec<IdpRequest> {
+        self.idp.store().requests()
+    }
+
+    /// A token of these claims signed with the active key (`kid` in the header).
+    pub fn idp_sign(&self, claims: serde_json::Map<String, serde_json::Value>) -> String {
+        self.idp.store().sign_claims(claims)
     }
 
     /// Stop both listeners and wait (at most 2 s) for open streams to end.
