@@ -18,6 +18,7 @@ pub mod pipeline;
 pub mod providers;
 pub mod routes;
 pub mod server;
+pub mod sso;
 pub mod state;
 pub mod upstream;
 
