@@ -4,10 +4,16 @@
 //! out truncated (protocol doc section 4; detected by the stream parser) and
 //! `truncation_recovery` is on, it asks once more with the partial answer and a
 //! recovery notice appended to the conversation (`translate::truncation`), and
-//! continues the same client answer with what comes back. So that a cut-off
-//! tool call never reaches the client, tool-call events are held until the
-//! upstream closes the call itself (`stop: true`); a call that was still open
-//! when the stream ended and is reported truncated is dropped.
+//! continues the same client answer with what comes back.
+//!
+//! Tool calls: while a recovery is still possible, every tool-call event is
+//! held until the upstream stream ends. A truncated answer then hands all of
+//! them (the cut ones and their complete siblings) to the recovery request,
+//! which tells the model that none was executed; so the client must not have
+//! seen any of them, or it would run a call the model is about to make again.
+//! An answer that ends normally releases them in order before its `Stop`.
+//! Once no recovery is possible, calls are released as soon as the upstream
+//! closes them.
 
 use std::collections::HashMap;
 
@@ -107,12 +113,7 @@ impl PrimaryRelay {
         out: &mut Vec<ChatEvent>,
     ) {
         let truncation = summary.truncation.filter(|_| summary.error.is_none());
-        let recover =
-            truncation.is_some() && self.partial.is_some() && self.recoveries < MAX_RECOVERIES;
-        let dropped: Vec<String> = match (&truncation, recover) {
-            (Some(t), true) => t.tools.iter().map(|t| t.id.clone()).collect(),
-            _ => Vec::new(),
-        };
+        let recover = truncation.is_some() && self.may_recover();
         for ev in raw {
             match ev {
                 ChatEvent::Stop { .. } if recover => {}
@@ -121,27 +122,53 @@ impl PrimaryRelay {
                         .carried_output
                         .saturating_add(u.output_tokens.unwrap_or(0));
                 }
-                ChatEvent::ToolCallEnd { index } => self.close_tool(index, &dropped, out),
+                // Held calls belong before the end of the answer: an encoder
+                // writes nothing after its `Stop`.
+                ev @ (ChatEvent::Stop { .. } | ChatEvent::Error(_)) if !recover => {
+                    self.release_held(out);
+                    self.route(ev, out);
+                }
                 other => self.route(other, out),
             }
         }
         match truncation {
             Some(truncation) if recover => self.recover(&truncation, out).await,
             _ => {
-                // Anything still held belongs to calls the parser never closed.
-                let mut rest: Vec<u32> = self.held_tools.keys().copied().collect();
-                rest.sort_unstable();
-                for index in rest {
-                    self.close_tool(index.saturating_sub(self.tool_offset), &dropped, out);
-                }
+                self.release_held(out);
                 self.finished = true;
             }
         }
     }
 
+    /// Whether a truncation of the current source could still be recovered.
+    fn may_recover(&self) -> bool {
+        self.partial.is_some() && self.recoveries < MAX_RECOVERIES
+    }
+
+    /// Release every held call, in index order.
+    fn release_held(&mut self, out: &mut Vec<ChatEvent>) {
+        let mut rest: Vec<u32> = self.held_tools.keys().copied().collect();
+        rest.sort_unstable();
+        for index in rest {
+            self.close_tool(index.saturating_sub(self.tool_offset), out);
+        }
+    }
+
     async fn recover(&mut self, truncation: &Truncation, out: &mut Vec<ChatEvent>) {
         self.recoveries += 1;
-        self.held_tools.clear();
+        // The held calls (cut or complete) never reached the client: the
+        // recovery request reports each as not executed.
+        let mut held: Vec<(u32, Vec<ChatEvent>)> = self.held_tools.drain().collect();
+        held.sort_unstable_by_key(|(index, _)| *index);
+        if let Some(partial) = self.partial.as_mut() {
+            for (_, events) in held {
+                // A private index, as in `replay_part`: each call is pushed whole.
+                for ev in events {
+                    partial.push(renumber(ev, u32::MAX));
+                }
+                partial.push(ChatEvent::ToolCallEnd { index: u32::MAX });
+            }
+        }
         let partial = match self.partial.take().map(Collector::finish) {
             Some(Ok(resp)) => resp,
             _ => {
@@ -210,7 +237,9 @@ impl PrimaryRelay {
                     .or_default()
                     .push(ChatEvent::ToolCallDelta { index, arguments });
             }
-            ChatEvent::ToolCallEnd { index } => self.close_tool(index, &[], out),
+            // While a recovery is possible, calls stay held until the source ends.
+            ChatEvent::ToolCallEnd { .. } if self.may_recover() => {}
+            ChatEvent::ToolCallEnd { index } => self.close_tool(index, out),
             ChatEvent::Usage(mut u) if self.carried_output > 0 => {
                 if let Some(o) = u.output_tokens.as_mut() {
                     *o = o.saturating_add(self.carried_output);
@@ -221,19 +250,12 @@ impl PrimaryRelay {
         }
     }
 
-    /// Release (or drop, when it is among `dropped`) the held events of a call.
-    fn close_tool(&mut self, source_index: u32, dropped: &[String], out: &mut Vec<ChatEvent>) {
+    /// Release the held events of a call.
+    fn close_tool(&mut self, source_index: u32, out: &mut Vec<ChatEvent>) {
         let index = source_index + self.tool_offset;
         let Some(events) = self.held_tools.remove(&index) else {
             return;
         };
-        let id = events.iter().find_map(|e| match e {
-            ChatEvent::ToolCallStart { id, .. } => Some(id.as_str()),
-            _ => None,
-        });
-        if id.is_some_and(|id| dropped.iter().any(|d| d == id)) {
-            return;
-        }
         // Number calls densely in release order.
         let new_index = self.released_tools;
         self.released_tools += 1;

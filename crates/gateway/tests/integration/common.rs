@@ -209,3 +209,208 @@ pub fn free_port() -> u16 {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().port()
 }
+
+// ---- helpers of the `/v1` tests (v1_* modules) ----
+
+impl ProxyEnv {
+    /// `POST path` with the JSON `body` and the client key as a bearer token.
+    pub async fn post(&self, path: &str, body: &serde_json::Value) -> reqwest::Response {
+        client()
+            .post(self.url(path))
+            .bearer_auth(API_KEY)
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// The bodies the simulator received on its chat route, oldest first.
+    pub fn chat_requests(&self) -> Vec<serde_json::Value> {
+        self.sim
+            .requests_to("/generateAssistantResponse")
+            .iter()
+            .map(|r| r.json().cloned().expect("a JSON chat body"))
+            .collect()
+    }
+}
+
+/// A chat-completions body with one user message.
+pub fn chat_body(content: &str, stream: bool) -> serde_json::Value {
+    serde_json::json!({
+        "model": "claude-sonnet-4.5",
+        "messages": [{"role": "user", "content": content}],
+        "stream": stream,
+    })
+}
+
+/// A messages body with one user message.
+pub fn messages_body(content: &str, stream: bool) -> serde_json::Value {
+    serde_json::json!({
+        "model": "claude-sonnet-4.5",
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": content}],
+        "stream": stream,
+    })
+}
+
+/// Every SSE event of a response body, read to its end. A body that breaks
+/// off (transport error) ends the list; `None` as the second value means the
+/// body ended cleanly.
+pub async fn read_sse(mut resp: reqwest::Response) -> (Vec<wire::sse::SseEvent>, Option<String>) {
+    let mut parser = wire::sse::SseParser::new();
+    let mut events = Vec::new();
+    let mut broken = None;
+    loop {
+        match resp.chunk().await {
+            Ok(Some(chunk)) => {
+                parser.feed(&chunk);
+                while let Some(ev) = parser.next_event().unwrap() {
+                    events.push(ev);
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                broken = Some(e.to_string());
+                break;
+            }
+        }
+    }
+    while let Some(ev) = parser.finish().unwrap() {
+        events.push(ev);
+    }
+    (events, broken)
+}
+
+/// A chat-completions stream: its chunks, whether `[DONE]` ended it, and the
+/// error chunk if one came.
+#[derive(Debug, Default)]
+pub struct OpenAiStream {
+    pub chunks: Vec<serde_json::Value>,
+    pub done: bool,
+    pub error: Option<serde_json::Value>,
+}
+
+impl OpenAiStream {
+    /// Read a whole stream; panics on anything after `[DONE]` or an error chunk.
+    pub async fn read(resp: reqwest::Response) -> OpenAiStream {
+        assert_eq!(resp.status(), 200);
+        assert_eq!(resp.headers()["content-type"], "text/event-stream");
+        let (events, broken) = read_sse(resp).await;
+        assert_eq!(broken, None, "the client stream must end cleanly");
+        let mut out = OpenAiStream::default();
+        for ev in events {
+            assert!(
+                !out.done && out.error.is_none(),
+                "event after the end: {ev:?}"
+            );
+            assert_eq!(ev.event, None, "chat-completions events carry no name");
+            if ev.data == "[DONE]" {
+                out.done = true;
+                continue;
+            }
+            let v: serde_json::Value = serde_json::from_str(&ev.data).unwrap();
+            if v.get("error").is_some() {
+                out.error = Some(v);
+            } else {
+                out.chunks.push(v);
+            }
+        }
+        out
+    }
+
+    /// The joined `content` deltas.
+    pub fn text(&self) -> String {
+        self.delta_field("content")
+    }
+
+    /// The joined `reasoning_content` deltas.
+    pub fn reasoning(&self) -> String {
+        self.delta_field("reasoning_content")
+    }
+
+    fn delta_field(&self, field: &str) -> String {
+        self.chunks
+            .iter()
+            .filter_map(|c| c["choices"].get(0))
+            .filter_map(|c| c["delta"][field].as_str())
+            .collect()
+    }
+
+    /// Chunks that carry choices (all but the usage chunk).
+    pub fn choice_chunks(&self) -> Vec<&serde_json::Value> {
+        self.chunks
+            .iter()
+            .filter(|c| !c["choices"].as_array().unwrap().is_empty())
+            .collect()
+    }
+}
+
+/// A messages stream: `(event name, data)` pairs in order.
+#[derive(Debug, Default)]
+pub struct AnthropicStream {
+    pub events: Vec<(String, serde_json::Value)>,
+}
+
+impl AnthropicStream {
+    pub async fn read(resp: reqwest::Response) -> AnthropicStream {
+        assert_eq!(resp.status(), 200);
+        assert_eq!(resp.headers()["content-type"], "text/event-stream");
+        let (events, broken) = read_sse(resp).await;
+        assert_eq!(broken, None, "the client stream must end cleanly");
+        let events = events
+            .into_iter()
+            .map(|ev| {
+                let name = ev.event.expect("messages events are named");
+                let data: serde_json::Value = serde_json::from_str(&ev.data).unwrap();
+                assert_eq!(data["type"], name.as_str(), "data.type names the event");
+                (name, data)
+            })
+            .collect();
+        AnthropicStream { events }
+    }
+
+    /// The event names in order, `ping`s left out.
+    pub fn names(&self) -> Vec<&str> {
+        self.events
+            .iter()
+            .map(|(n, _)| n.as_str())
+            .filter(|n| *n != "ping")
+            .collect()
+    }
+
+    /// The data of every event with this name.
+    pub fn all(&self, name: &str) -> Vec<&serde_json::Value> {
+        self.events
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, d)| d)
+            .collect()
+    }
+
+    /// The joined deltas of `delta_type` (`text_delta` -> `text`, ...).
+    pub fn joined(&self, delta_type: &str, field: &str) -> String {
+        self.all("content_block_delta")
+            .into_iter()
+            .filter(|d| d["delta"]["type"] == delta_type)
+            .filter_map(|d| d["delta"][field].as_str())
+            .collect()
+    }
+
+    pub fn text(&self) -> String {
+        self.joined("text_delta", "text")
+    }
+}
+
+/// Poll `check` every 20 ms for up to `within`; true as soon as it holds.
+pub async fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bool {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        if check() {
+            return true;
+        }
+        if tokio::time::Instant::now() >= deadline {
+            return false;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}

@@ -4,3 +4,9 @@
 
 mod common;
 mod infra;
+mod v1_anthropic;
+mod v1_models;
+mod v1_openai;
+mod v1_streaming;
+mod v1_upstream_faults;
+mod v1_validation;
