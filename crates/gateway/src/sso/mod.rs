@@ -339,3 +339,7 @@ async fn get_json_body(
         .await
         .map_err(|e| SsoError::Unavailable(format!("{url}: {e}")))
 }
+
+#[cfg(test)]
+#[path = "service_tests.rs"]
+mod service_tests;
