@@ -2,7 +2,7 @@
 //! configuration, the live runtime configuration (behind `ArcSwap`: a change is
 //! a whole new `RuntimeConfig` swapped in, readers take a snapshot with
 //! [`AppState::runtime`]), the one pooled upstream HTTP client, the primary
-//! provider's token manager and the model cache.
+//! provider's token manager, the model cache and the direct-provider registry.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +13,7 @@ use crate::auth::ApiKeyHash;
 use crate::config::{Config, RuntimeConfig};
 use crate::credentials::TokenManager;
 use crate::models::ModelCache;
+use crate::providers::Registry;
 use crate::upstream::http::RetryPolicy;
 
 /// Idle pooled connections are closed after this long.
@@ -31,6 +32,8 @@ struct Shared {
     tokens: TokenManager,
     models: ModelCache,
     proxy_key: Option<ApiKeyHash>,
+    /// The direct providers (`messages_vendor`, ...) this deployment can reach.
+    providers: Registry,
 }
 
 impl std::fmt::Debug for AppState {
@@ -53,6 +56,7 @@ impl AppState {
             .proxy_api_key
             .as_ref()
             .map(|k| ApiKeyHash::of(k.expose()));
+        let providers = Registry::from_config(&config, &http);
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),
             config,
@@ -60,6 +64,7 @@ impl AppState {
             tokens,
             models,
             proxy_key,
+            providers,
         }))
     }
 
@@ -90,6 +95,11 @@ impl AppState {
 
     pub fn models(&self) -> &ModelCache {
         &self.0.models
+    }
+
+    /// The direct providers and provider selection.
+    pub fn providers(&self) -> &Registry {
+        &self.0.providers
     }
 
     /// The retry policy of the current runtime configuration.

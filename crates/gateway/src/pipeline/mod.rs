@@ -1,9 +1,12 @@
 //! The `/v1` request pipeline, after the handler has parsed and validated the
-//! client's body into a `ChatRequest`:
+//! client's body into a `ChatRequest` ([`handle`]):
 //!
-//! resolve the model -> build and send the provider request (retries, first
-//! event) -> either stream the provider's events to the client through the
-//! client format's encoder, or collect them into one JSON answer.
+//! choose the provider (`providers::Registry::select`) -> for `primary`
+//! ([`run`]): resolve the model, build and send the upstream request (retries,
+//! first event), then either stream the events to the client through the
+//! client format's encoder or collect them into one JSON answer; for a direct
+//! provider ([`direct`]): relay natively ([`passthrough`]) or convert through
+//! the canonical model ([`provider_events`] reads the provider's stream).
 //!
 //! A failure before the first byte reaches the client is a plain HTTP error
 //! with the JSON error body; after it, the stream ends with an explicit error
@@ -12,16 +15,62 @@
 pub mod body;
 pub mod client;
 pub mod debug;
+pub mod direct;
 pub mod ids;
+pub mod passthrough;
+pub mod provider_events;
+pub mod raw_body;
 pub mod relay;
 mod respond;
+pub mod sse_blocks;
+pub mod watch;
 
+use bytes::Bytes;
 use translate::{ChatEvent, ChatRequest, ClientFormat, ResponseMeta, Usage};
 
 use crate::error::GatewayError;
 use crate::providers::primary::{self, CallOptions};
+use crate::providers::ProviderId;
 use crate::state::AppState;
 use relay::PrimaryRelay;
+use respond::Source;
+
+/// A client request as the handler hands it over.
+#[derive(Debug)]
+pub struct Inbound {
+    pub format: ClientFormat,
+    /// The body converted to the canonical model.
+    pub request: ChatRequest,
+    /// The body as received (native pass-through relays it).
+    pub raw: Bytes,
+    /// The client's `anthropic-beta` header (passed on to the messages vendor).
+    pub anthropic_beta: Option<String>,
+    /// The client's `anthropic-version` header (passed on natively).
+    pub anthropic_version: Option<String>,
+}
+
+/// Serve one chat request: choose its provider, then relay it there.
+pub async fn handle(
+    app: &AppState,
+    inbound: Inbound,
+) -> Result<axum::response::Response, GatewayError> {
+    let route = app.providers().select(app, &inbound.request.model).await?;
+    match route.provider {
+        ProviderId::Primary => {
+            let mut req = inbound.request;
+            if route.explicit {
+                req.model = route.model;
+            }
+            run(app, req, inbound.format).await
+        }
+        id => {
+            let provider = app.providers().get(id).cloned().ok_or_else(|| {
+                GatewayError::internal(anyhow::anyhow!("selected provider {id} is not configured"))
+            })?;
+            direct::run(app, inbound, &route, provider).await
+        }
+    }
+}
 
 /// Serve one chat request that arrived in `format`.
 pub async fn run(
@@ -72,11 +121,18 @@ pub async fn run(
             meta,
             include_usage,
             input_estimate,
-            relay,
+            Source::Primary(Box::new(relay)),
             events,
         ))
     } else {
-        respond::collect(format, &meta, input_estimate, relay, events).await
+        respond::collect(
+            format,
+            &meta,
+            input_estimate,
+            Source::Primary(Box::new(relay)),
+            events,
+        )
+        .await
     }
 }
 

@@ -1,5 +1,7 @@
 //! The two ways an answer leaves: as an SSE stream written while the provider
-//! answers, or as one JSON object collected from the same events.
+//! answers, or as one JSON object collected from the same events. The events
+//! come from a [`Source`]: the primary relay, a direct provider's SSE stream
+//! read through its format's parser, or nothing more (all events known).
 
 use std::convert::Infallible;
 
@@ -10,11 +12,33 @@ use bytes::{Bytes, BytesMut};
 use translate::{ChatEvent, ClientFormat, Collector, ResponseMeta, Usage};
 
 use super::client::{self, ClientEncoder};
+use super::provider_events::ProviderEvents;
 use super::relay::PrimaryRelay;
 use crate::error::GatewayError;
 
 /// Chunks buffered between the relay task and the client connection.
-const CHANNEL_DEPTH: usize = 32;
+pub const CHANNEL_DEPTH: usize = 32;
+
+/// Where the rest of an answer's events come from.
+pub enum Source {
+    /// A `primary` answer with truncation recovery.
+    Primary(Box<PrimaryRelay>),
+    /// A direct provider's stream in a format other than the client's.
+    Provider(Box<ProviderEvents>),
+    /// Every event is known already.
+    Done,
+}
+
+impl Source {
+    /// Append the next events to `out`; `false` once the answer is complete.
+    pub async fn next(&mut self, out: &mut Vec<ChatEvent>) -> bool {
+        match self {
+            Source::Primary(relay) => relay.next(out).await,
+            Source::Provider(events) => events.fill(out).await,
+            Source::Done => false,
+        }
+    }
+}
 
 /// Start the SSE answer. A task reads the provider and writes the client; it
 /// stops (dropping the upstream request) as soon as the client goes away.
@@ -23,7 +47,7 @@ pub fn stream(
     meta: ResponseMeta,
     include_usage: bool,
     usage_hint: Usage,
-    mut relay: PrimaryRelay,
+    mut relay: Source,
     first: Vec<ChatEvent>,
 ) -> Response {
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(CHANNEL_DEPTH);
@@ -60,6 +84,11 @@ pub fn stream(
             }
         }
     });
+    sse_response(rx)
+}
+
+/// An SSE response whose body is the chunks sent on `rx`.
+pub fn sse_response(rx: tokio::sync::mpsc::Receiver<Bytes>) -> Response {
     let body = futures::stream::unfold(rx, |mut rx| async move {
         rx.recv()
             .await
@@ -82,7 +111,7 @@ pub async fn collect(
     format: ClientFormat,
     meta: &ResponseMeta,
     usage_hint: Usage,
-    mut relay: PrimaryRelay,
+    mut relay: Source,
     first: Vec<ChatEvent>,
 ) -> Result<Response, GatewayError> {
     let mut collector = Collector::new();

@@ -33,5 +33,12 @@ async fn serve(
         tracing::debug!("ignoring user/seed: not forwarded upstream");
     }
     let chat = translate::openai::into_chat_request(req)?;
-    pipeline::run(app, chat, ClientFormat::OpenAi).await
+    let inbound = pipeline::Inbound {
+        format: ClientFormat::OpenAi,
+        request: chat,
+        raw: body.clone(),
+        anthropic_beta: None,
+        anthropic_version: None,
+    };
+    pipeline::handle(app, inbound).await
 }

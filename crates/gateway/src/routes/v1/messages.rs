@@ -33,5 +33,22 @@ async fn serve(
     let req: MessagesRequest = parse_json(headers, body)?;
     wire::anthropic::validate(&req)?;
     let chat = translate::anthropic::into_chat_request(req)?;
-    pipeline::run(app, chat, ClientFormat::Anthropic).await
+    let inbound = pipeline::Inbound {
+        format: ClientFormat::Anthropic,
+        request: chat,
+        raw: body.clone(),
+        anthropic_beta: header_text(headers, "anthropic-beta"),
+        anthropic_version: header_text(headers, "anthropic-version"),
+    };
+    pipeline::handle(app, inbound).await
+}
+
+/// A header's value as text, when present and readable.
+pub(super) fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
 }

@@ -1,9 +1,11 @@
 //! The client API (`/v1`, nested by the server under client authentication):
 //! `POST /chat/completions` (OpenAI format), `POST /messages` (Anthropic
-//! format) and `GET /models`. Handlers are thin: parse and validate the body,
-//! convert it to a `ChatRequest`, hand it to [`crate::pipeline::run`].
+//! format), `POST /messages/count_tokens` and `GET /models`. Handlers are
+//! thin: parse and validate the body, convert it to a `ChatRequest`, hand it
+//! to [`crate::pipeline::handle`].
 
 mod chat_completions;
+mod count_tokens;
 mod messages;
 mod models;
 
@@ -16,5 +18,6 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/chat/completions", post(chat_completions::handle))
         .route("/messages", post(messages::handle))
+        .route("/messages/count_tokens", post(count_tokens::handle))
         .route("/models", get(models::handle))
 }

@@ -1,32 +1,42 @@
-//! `GET /v1/models`: the models clients can use, under the ids the upstream
-//! listing gives (each accepted as a model name as it is). Answered in the
-//! chat-completions list shape (spec 4.1); a client that sends
-//! `anthropic-version` (the messages-format SDKs do) gets the messages-format
-//! list shape instead.
+//! `GET /v1/models`: the models clients can use. First the primary models,
+//! under the ids the upstream listing gives (each accepted as a model name as
+//! it is); then every configured direct provider's models with the provider
+//! as prefix (`messages_vendor/claude-sonnet-4-5`, `custom/llama3`), from each
+//! provider's listing (cached; a provider whose listing fails adds what was
+//! known, with a warning in the log).
+//!
+//! Answered in the chat-completions list shape (spec 4.1); a client that
+//! sends `anthropic-version` (the messages-format SDKs do) gets the
+//! messages-format list shape instead.
 
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::Json;
 use serde_json::{json, Value};
 
+use crate::providers::ProviderId;
 use crate::state::AppState;
 
-/// `owned_by` of the primary provider's models.
-const OWNER: &str = "primary";
+/// One listed model, whatever its provider.
+struct Listed {
+    id: String,
+    display_name: Option<String>,
+    description: Option<String>,
+    created: u64,
+    owned_by: &'static str,
+}
 
 pub async fn handle(State(app): State<AppState>, headers: HeaderMap) -> Json<Value> {
-    let models = app.models().list();
-    let created = app.models().loaded_at_unix();
+    let models = collect(&app).await;
     if headers.contains_key("anthropic-version") {
-        let created_at = rfc3339(created);
         let data: Vec<Value> = models
             .iter()
             .map(|m| {
                 json!({
                     "type": "model",
                     "id": m.id,
-                    "display_name": m.name.as_deref().unwrap_or(&m.id),
-                    "created_at": created_at,
+                    "display_name": m.display_name.as_deref().unwrap_or(&m.id),
+                    "created_at": rfc3339(m.created),
                 })
             })
             .collect();
@@ -43,16 +53,48 @@ pub async fn handle(State(app): State<AppState>, headers: HeaderMap) -> Json<Val
             let mut entry = json!({
                 "id": m.id,
                 "object": "model",
-                "created": created,
-                "owned_by": OWNER,
+                "created": m.created,
+                "owned_by": m.owned_by,
             });
-            if let Some(d) = m.description.as_deref().or(m.name.as_deref()) {
+            if let Some(d) = m.description.as_deref().or(m.display_name.as_deref()) {
                 entry["description"] = Value::String(d.to_owned());
             }
             entry
         })
         .collect();
     Json(json!({"object": "list", "data": data}))
+}
+
+/// Primary models, then each configured provider's (listings fetched concurrently).
+async fn collect(app: &AppState) -> Vec<Listed> {
+    let loaded = app.models().loaded_at_unix();
+    let mut out: Vec<Listed> = app
+        .models()
+        .list()
+        .into_iter()
+        .map(|m| Listed {
+            id: m.id,
+            display_name: m.name,
+            description: m.description,
+            created: loaded,
+            owned_by: ProviderId::Primary.as_str(),
+        })
+        .collect();
+    let registry = app.providers();
+    let ids: Vec<ProviderId> = registry.configured().map(|p| p.id).collect();
+    let lists = futures::future::join_all(ids.iter().map(|id| registry.models(app, *id))).await;
+    for (id, list) in ids.into_iter().zip(lists) {
+        for m in list.iter() {
+            out.push(Listed {
+                id: format!("{id}/{}", m.id),
+                display_name: m.display_name.clone(),
+                description: None,
+                created: m.created.unwrap_or(loaded),
+                owned_by: id.as_str(),
+            });
+        }
+    }
+    out
 }
 
 /// Unix seconds as RFC 3339 UTC (`2025-01-31T12:00:00Z`).

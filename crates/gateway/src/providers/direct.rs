@@ -1,0 +1,337 @@
+//! The four direct-relay providers behind one type: where each one's
+//! endpoints are, how a request to it is authenticated and dressed, and how a
+//! rejected credential is renewed. Sending goes through the shared retry
+//! policy ([`crate::upstream::http::send_with_retry`]); a 401 renews the
+//! credential (OAuth refresh, assistant token exchange) and retries once.
+//!
+//! | Provider | Chat endpoint | Auth |
+//! |---|---|---|
+//! | `messages_vendor` | `{base}/v1/messages` | `x-api-key`, or OAuth bearer + `anthropic-beta: oauth-2025-04-20`; `anthropic-version` |
+//! | `completions_vendor` | `{base}/chat/completions` (base is the `/v1` root) | bearer API key |
+//! | `assistant_vendor` | `{endpoints.api}/chat/completions` | exchanged bearer + editor headers |
+//! | `custom` | `{base}/chat/completions` (base is the `/v1` root) | bearer when a key is set |
+
+use std::sync::{Arc, Mutex};
+
+use axum::http::StatusCode;
+use bytes::Bytes;
+use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
+
+use super::assistant_token::{self, AssistantSession};
+use super::id::{ProviderId, WireFormat};
+use super::model_list::ModelListCache;
+use super::oauth::OAuthSession;
+use crate::config::Secret;
+use crate::error::GatewayError;
+use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
+
+/// `anthropic-version` sent when the client named none.
+pub const ANTHROPIC_VERSION: &str = "2023-06-01";
+/// The beta flag OAuth (subscription) traffic needs.
+pub const OAUTH_BETA: &str = "oauth-2025-04-20";
+
+/// How a provider authenticates.
+#[derive(Debug)]
+pub enum Auth {
+    /// `x-api-key` (messages vendor).
+    ApiKey(Secret),
+    /// OAuth bearer with refresh (messages vendor).
+    OAuth(Arc<OAuthSession>),
+    /// `Authorization: Bearer`, when a key is set.
+    Bearer(Option<Secret>),
+    /// An exchanged assistant token; the API base comes with it.
+    Assistant(Arc<AssistantSession>),
+}
+
+impl Auth {
+    /// A short, secret-free name for logs (`api_key`, `oauth`, ...).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Auth::ApiKey(_) => "api_key",
+            Auth::OAuth(_) => "oauth",
+            Auth::Bearer(Some(_)) => "api_key",
+            Auth::Bearer(None) => "none",
+            Auth::Assistant(_) => "exchanged_token",
+        }
+    }
+}
+
+/// Which call of the provider.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    Chat,
+    /// Messages vendor only.
+    CountTokens,
+    Models,
+}
+
+/// Who started the turn (the assistant vendor's `X-Initiator`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Initiator {
+    /// A person typed the last message.
+    #[default]
+    User,
+    /// The last message is a tool result or the assistant's own turn.
+    Agent,
+}
+
+/// What a request adds to the provider's own headers.
+#[derive(Debug, Clone, Default)]
+pub struct CallExtras {
+    /// The client's `anthropic-beta` values (pass-through to the messages vendor).
+    pub anthropic_beta: Option<String>,
+    /// The client's `anthropic-version`.
+    pub anthropic_version: Option<String>,
+    /// The conversation carries images (assistant vendor: `Copilot-Vision-Request`).
+    pub vision: bool,
+    pub initiator: Initiator,
+    /// The answer is an event stream.
+    pub stream: bool,
+}
+
+/// Which credential an attempt used, so a 401 renews exactly that one.
+#[derive(Debug, Clone, Copy)]
+enum Used {
+    Static,
+    OAuth(u64),
+    Assistant(u64),
+}
+
+/// A configured direct provider.
+#[derive(Debug)]
+pub struct DirectProvider {
+    pub id: ProviderId,
+    /// API base (the assistant vendor's comes with its token).
+    base: String,
+    pub auth: Auth,
+    pub models: ModelListCache,
+}
+
+impl DirectProvider {
+    pub fn new(id: ProviderId, base: impl Into<String>, auth: Auth) -> Self {
+        DirectProvider {
+            id,
+            base: base.into().trim_end_matches('/').to_owned(),
+            auth,
+            models: ModelListCache::default(),
+        }
+    }
+
+    pub fn format(&self) -> WireFormat {
+        self.id.native_format()
+    }
+
+    /// The URL of `endpoint` under `base`.
+    pub fn url(&self, base: &str, endpoint: Endpoint) -> String {
+        let path = match (self.format(), endpoint) {
+            (WireFormat::Anthropic, Endpoint::Chat) => "/v1/messages",
+            (WireFormat::Anthropic, Endpoint::CountTokens) => "/v1/messages/count_tokens",
+            (WireFormat::Anthropic, Endpoint::Models) => "/v1/models",
+            (_, Endpoint::Models) => "/models",
+            (_, Endpoint::Chat | Endpoint::CountTokens) => "/chat/completions",
+        };
+        format!("{base}{path}")
+    }
+
+    /// Send one call under `policy`. `query` is appended to the URL as given
+    /// (`?limit=...`). A 401 renews the credential and retries once.
+    pub async fn send(
+        &self,
+        http: &reqwest::Client,
+        policy: &RetryPolicy,
+        endpoint: Endpoint,
+        query: &str,
+        body: Option<Bytes>,
+        extras: &CallExtras,
+    ) -> Result<reqwest::Response, UpstreamError> {
+        let mut renewed = false;
+        loop {
+            let used: Mutex<Used> = Mutex::new(Used::Static);
+            let result = send_with_retry(
+                policy,
+                |_| {
+                    let body = body.clone();
+                    let used = &used;
+                    async move {
+                        let (base, headers, credential) = self.prepare(extras).await?;
+                        *used.lock().unwrap_or_else(|p| p.into_inner()) = credential;
+                        let url = format!("{}{query}", self.url(&base, endpoint));
+                        let builder = match &body {
+                            Some(b) => http.post(url).body(b.clone()),
+                            None => http.get(url),
+                        };
+                        Ok(builder.headers(headers))
+                    }
+                },
+                || async {
+                    Err(GatewayError::upstream(
+                        StatusCode::FORBIDDEN,
+                        format!("a 403 from {} is final", self.id),
+                    ))
+                },
+            )
+            .await;
+            let credential = *used.lock().unwrap_or_else(|p| p.into_inner());
+            match result {
+                Err(UpstreamError::Status { status, .. })
+                    if status == StatusCode::UNAUTHORIZED && !renewed =>
+                {
+                    if !self.renew(credential).await? {
+                        return result;
+                    }
+                    tracing::info!(provider = %self.id, "credential rejected (401); renewed, retrying once");
+                    renewed = true;
+                }
+                other => return other,
+            }
+        }
+    }
+
+    /// Renew the credential an attempt used; `false` when it cannot be renewed.
+    async fn renew(&self, used: Used) -> Result<bool, UpstreamError> {
+        match (&self.auth, used) {
+            (Auth::OAuth(session), Used::OAuth(generation)) if session.can_refresh() => {
+                session.rejected(generation).await?;
+                Ok(true)
+            }
+            (Auth::Assistant(session), Used::Assistant(generation)) => {
+                session.rejected(generation).await;
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+
+    /// Base URL, headers and the credential used for one attempt.
+    async fn prepare(
+        &self,
+        extras: &CallExtras,
+    ) -> Result<(String, HeaderMap, Used), GatewayError> {
+        let mut h = HeaderMap::new();
+        h.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+        h.insert(
+            ACCEPT,
+            HeaderValue::from_static(if extras.stream {
+                "text/event-stream"
+            } else {
+                "application/json"
+            }),
+        );
+        let mut base = self.base.clone();
+        let used = match &self.auth {
+            Auth::ApiKey(key) => {
+                h.insert("x-api-key", secret_header(key)?);
+                anthropic_headers(&mut h, extras, false);
+                Used::Static
+            }
+            Auth::OAuth(session) => {
+                let bearer = session.bearer().await?;
+                h.insert(AUTHORIZATION, bearer_header(&bearer.token)?);
+                anthropic_headers(&mut h, extras, true);
+                Used::OAuth(bearer.generation)
+            }
+            Auth::Bearer(key) => {
+                if let Some(key) = key.as_ref().filter(|k| !k.is_empty()) {
+                    h.insert(AUTHORIZATION, bearer_header(key)?);
+                }
+                Used::Static
+            }
+            Auth::Assistant(session) => {
+                let token = session.token().await?;
+                h.insert(AUTHORIZATION, bearer_header(&token.token)?);
+                assistant_headers(&mut h, extras);
+                base = token.api_base;
+                Used::Assistant(token.generation)
+            }
+        };
+        Ok((base, h, used))
+    }
+}
+
+fn bearer_header(token: &Secret) -> Result<HeaderValue, GatewayError> {
+    let mut v = HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
+        GatewayError::Config("a provider token holds characters a header cannot".into())
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+fn secret_header(key: &Secret) -> Result<HeaderValue, GatewayError> {
+    let mut v = HeaderValue::from_str(key.expose()).map_err(|_| {
+        GatewayError::Config("a provider key holds characters a header cannot".into())
+    })?;
+    v.set_sensitive(true);
+    Ok(v)
+}
+
+/// `anthropic-version` (the client's, else the default) and `anthropic-beta`:
+/// the client's values, plus the OAuth flag for OAuth traffic.
+fn anthropic_headers(h: &mut HeaderMap, extras: &CallExtras, oauth: bool) {
+    let version = extras
+        .anthropic_version
+        .as_deref()
+        .and_then(|v| HeaderValue::from_str(v).ok())
+        .unwrap_or_else(|| HeaderValue::from_static(ANTHROPIC_VERSION));
+    h.insert("anthropic-version", version);
+    let beta = merge_betas(
+        extras.anthropic_beta.as_deref(),
+        oauth.then_some(OAUTH_BETA),
+    );
+    if let Some(v) = beta.and_then(|b| HeaderValue::from_str(&b).ok()) {
+        h.insert("anthropic-beta", v);
+    }
+}
+
+/// The comma-separated union of the client's betas and `required`, each once,
+/// in the client's order with `required` last.
+pub fn merge_betas(client: Option<&str>, required: Option<&str>) -> Option<String> {
+    let mut values: Vec<&str> = Vec::new();
+    for v in client
+        .into_iter()
+        .flat_map(|c| c.split(','))
+        .chain(required)
+        .map(str::trim)
+    {
+        if !v.is_empty() && !values.contains(&v) {
+            values.push(v);
+        }
+    }
+    (!values.is_empty()).then(|| values.join(","))
+}
+
+fn assistant_headers(h: &mut HeaderMap, extras: &CallExtras) {
+    let fixed: [(&str, &'static str); 6] = [
+        ("copilot-integration-id", assistant_token::INTEGRATION_ID),
+        ("editor-version", assistant_token::EDITOR_VERSION),
+        (
+            "editor-plugin-version",
+            assistant_token::EDITOR_PLUGIN_VERSION,
+        ),
+        ("user-agent", assistant_token::USER_AGENT),
+        ("openai-intent", "conversation-panel"),
+        ("x-github-api-version", assistant_token::GITHUB_API_VERSION),
+    ];
+    for (name, value) in fixed {
+        h.insert(
+            HeaderName::from_static(name),
+            HeaderValue::from_static(value),
+        );
+    }
+    if let Ok(id) = HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()) {
+        h.insert("x-request-id", id);
+    }
+    if extras.vision {
+        h.insert("copilot-vision-request", HeaderValue::from_static("true"));
+    }
+    h.insert(
+        "x-initiator",
+        HeaderValue::from_static(match extras.initiator {
+            Initiator::User => "user",
+            Initiator::Agent => "agent",
+        }),
+    );
+}
+
+#[cfg(test)]
+#[path = "direct_tests.rs"]
+mod tests;

@@ -1,0 +1,297 @@
+//! The provider registry: which direct providers are configured (proxy mode:
+//! by their environment variables, interfaces.md 3), selection of the
+//! provider for a request (interfaces.md 5) and each provider's model list.
+//!
+//! Full deployment will add per-user accounts from the store; until then its
+//! registry holds no direct provider, and every request is served by `primary`
+//! unless it names another provider (which is then a clear error).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::assistant_token::AssistantSession;
+use super::direct::{Auth, CallExtras, DirectProvider, Endpoint};
+use super::id::ProviderId;
+use super::model_list::{parse_page, ProviderModel};
+use super::oauth::{self, OAuthSession, OAuthSettings};
+use super::select::{self, Requested};
+use crate::config::{Config, GatewayMode};
+use crate::credentials::TokenFile;
+use crate::error::GatewayError;
+use crate::state::AppState;
+
+/// Time limit of one model-list fetch (a listing must not hold up `/v1/models`).
+const MODEL_LIST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Most pages read from a paginated listing.
+const MAX_MODEL_PAGES: usize = 10;
+/// File (under `DATA_DIR`) keeping rotated provider tokens.
+pub const PROVIDER_TOKENS_FILE: &str = "provider_tokens.json";
+
+/// Where a request goes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Route {
+    pub provider: ProviderId,
+    /// The model name as the provider is sent it (prefix removed).
+    pub model: String,
+    /// The client named the provider (`provider_id/model`).
+    pub explicit: bool,
+}
+
+/// The configured direct providers; cheap to share.
+#[derive(Debug, Default)]
+pub struct Registry {
+    messages_vendor: Option<Arc<DirectProvider>>,
+    completions_vendor: Option<Arc<DirectProvider>>,
+    assistant_vendor: Option<Arc<DirectProvider>>,
+    custom: Option<Arc<DirectProvider>>,
+}
+
+impl Registry {
+    /// The providers the configuration enables (proxy mode only).
+    pub fn from_config(config: &Config, http: &reqwest::Client) -> Registry {
+        if config.mode != GatewayMode::Proxy {
+            return Registry::default();
+        }
+        let keys = &config.providers;
+        let up = &config.upstream;
+        let timeout = config.tuning.oidc_timeout;
+        let mut registry = Registry::default();
+
+        let oauth_token = keys.messages_vendor_oauth_token.clone();
+        let refresh_token = keys.messages_vendor_refresh_token.clone();
+        let messages_auth = match (&keys.messages_vendor_api_key, oauth_token, refresh_token) {
+            (Some(key), oauth, refresh) => {
+                if oauth.is_some() || refresh.is_some() {
+                    tracing::warn!(
+                        "MESSAGES_VENDOR_API_KEY is set: the messages_vendor OAuth tokens are not used"
+                    );
+                }
+                Some(Auth::ApiKey(key.clone()))
+            }
+            (None, None, None) => None,
+            (None, access, refresh) => {
+                let token_url = up
+                    .messages_vendor_oauth_base_url
+                    .as_ref()
+                    .map(|b| format!("{b}{}", oauth::TOKEN_PATH))
+                    .unwrap_or_else(|| oauth::DEFAULT_TOKEN_URL.to_owned());
+                let settings = OAuthSettings {
+                    token_url,
+                    client_id: oauth::CLIENT_ID.to_owned(),
+                    refresh_ahead: config.tuning.token_refresh_ahead,
+                    timeout,
+                };
+                let file = TokenFile::new(config.data_dir.join(PROVIDER_TOKENS_FILE));
+                let only_refresh = access.is_none();
+                let mut session = OAuthSession::new(
+                    http.clone(),
+                    settings,
+                    access.unwrap_or_default(),
+                    refresh,
+                    Some(file),
+                );
+                if only_refresh {
+                    // No access token yet: the first request refreshes.
+                    session = session.with_expires_at(std::time::UNIX_EPOCH);
+                }
+                Some(Auth::OAuth(Arc::new(session)))
+            }
+        };
+        registry.messages_vendor = messages_auth.map(|auth| {
+            Arc::new(DirectProvider::new(
+                ProviderId::MessagesVendor,
+                up.messages_vendor_base_url.clone(),
+                auth,
+            ))
+        });
+        registry.completions_vendor = keys.completions_vendor_api_key.clone().map(|key| {
+            Arc::new(DirectProvider::new(
+                ProviderId::CompletionsVendor,
+                up.completions_vendor_base_url.clone(),
+                Auth::Bearer(Some(key)),
+            ))
+        });
+        registry.assistant_vendor = keys.assistant_vendor_github_token.clone().map(|token| {
+            let session = AssistantSession::new(
+                http.clone(),
+                up.assistant_vendor_token_url.clone(),
+                token,
+                timeout,
+            );
+            // The base comes with each exchanged token.
+            Arc::new(DirectProvider::new(
+                ProviderId::AssistantVendor,
+                "",
+                Auth::Assistant(Arc::new(session)),
+            ))
+        });
+        registry.custom = keys.custom_base_url.clone().map(|base| {
+            Arc::new(DirectProvider::new(
+                ProviderId::Custom,
+                base,
+                Auth::Bearer(keys.custom_api_key.clone()),
+            ))
+        });
+        for p in registry.configured() {
+            tracing::info!(
+                provider = %p.id,
+                auth = p.auth.kind(),
+                "direct provider configured"
+            );
+        }
+        registry
+    }
+
+    /// A registry with exactly these providers (tests, and full mode later).
+    pub fn with(providers: Vec<DirectProvider>) -> Registry {
+        let mut r = Registry::default();
+        for p in providers {
+            let slot = match p.id {
+                ProviderId::MessagesVendor => &mut r.messages_vendor,
+                ProviderId::CompletionsVendor => &mut r.completions_vendor,
+                ProviderId::AssistantVendor => &mut r.assistant_vendor,
+                ProviderId::Custom => &mut r.custom,
+                ProviderId::Primary => continue,
+            };
+            *slot = Some(Arc::new(p));
+        }
+        r
+    }
+
+    /// The configured direct provider `id`.
+    pub fn get(&self, id: ProviderId) -> Option<&Arc<DirectProvider>> {
+        match id {
+            ProviderId::Primary => None,
+            ProviderId::MessagesVendor => self.messages_vendor.as_ref(),
+            ProviderId::CompletionsVendor => self.completions_vendor.as_ref(),
+            ProviderId::AssistantVendor => self.assistant_vendor.as_ref(),
+            ProviderId::Custom => self.custom.as_ref(),
+        }
+    }
+
+    /// Configured direct providers, lowest priority first.
+    pub fn configured(&self) -> impl Iterator<Item = &Arc<DirectProvider>> {
+        let mut all: Vec<&Arc<DirectProvider>> = [
+            &self.messages_vendor,
+            &self.completions_vendor,
+            &self.assistant_vendor,
+            &self.custom,
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        all.sort_by_key(|p| select::default_priority(p.id));
+        all.into_iter()
+    }
+
+    /// Choose the provider for the client's model name (interfaces.md 5).
+    ///
+    /// An explicit prefix must name a configured provider (`primary` always
+    /// is). Otherwise configured providers are tried in priority order: one
+    /// takes the model when it is its native family, or, for the listing-based
+    /// providers, when its model list has the name. Nothing takes it: `primary`.
+    pub async fn select(&self, app: &AppState, name: &str) -> Result<Route, GatewayError> {
+        match select::parse_model(name) {
+            Requested::Explicit { provider, model } => {
+                if model.trim().is_empty() {
+                    return Err(GatewayError::InvalidModel(format!(
+                        "model '{name}' names provider '{provider}' but no model after the '/'"
+                    )));
+                }
+                if provider != ProviderId::Primary && self.get(provider).is_none() {
+                    return Err(GatewayError::InvalidModel(format!(
+                        "model '{name}' names provider '{provider}', which is not configured: {}",
+                        provider.how_to_configure()
+                    )));
+                }
+                Ok(Route {
+                    provider,
+                    model: select::upstream_model(provider, model),
+                    explicit: true,
+                })
+            }
+            Requested::Bare(model) => {
+                let family = select::native_family(model);
+                for p in self.configured() {
+                    let takes = if select::serves_by_listing(p.id) {
+                        self.models(app, p.id).await.iter().any(|m| m.id == model)
+                    } else {
+                        family == Some(p.id)
+                    };
+                    if takes {
+                        return Ok(Route {
+                            provider: p.id,
+                            model: select::upstream_model(p.id, model),
+                            explicit: false,
+                        });
+                    }
+                }
+                Ok(Route {
+                    provider: ProviderId::Primary,
+                    model: model.to_owned(),
+                    explicit: false,
+                })
+            }
+        }
+    }
+
+    /// The model list of a configured provider (cached; empty when unknown).
+    pub async fn models(&self, app: &AppState, id: ProviderId) -> Arc<Vec<ProviderModel>> {
+        let Some(p) = self.get(id) else {
+            return Arc::default();
+        };
+        let ttl = app.runtime().model_cache_refresh;
+        p.models
+            .get(ttl, id.as_str(), || fetch_models(app, p))
+            .await
+    }
+}
+
+/// Read a provider's whole listing (following the messages format's pages).
+async fn fetch_models(app: &AppState, p: &DirectProvider) -> Result<Vec<ProviderModel>, String> {
+    let mut policy = app.retry_policy();
+    policy.max_retries = policy.max_retries.min(1);
+    policy.request_timeout = policy.request_timeout.min(MODEL_LIST_TIMEOUT);
+    let paged = p.format() == super::id::WireFormat::Anthropic;
+    let mut all = Vec::new();
+    let mut after: Option<String> = None;
+    for _ in 0..MAX_MODEL_PAGES {
+        let query = match (&after, paged) {
+            (_, false) => String::new(),
+            (None, true) => "?limit=1000".to_owned(),
+            (Some(id), true) => format!("?limit=1000&after_id={}", url_escape(id)),
+        };
+        let extras = CallExtras::default();
+        let resp = p
+            .send(app.http(), &policy, Endpoint::Models, &query, None, &extras)
+            .await
+            .map_err(|e| e.to_string())?;
+        let body = tokio::time::timeout(MODEL_LIST_TIMEOUT, resp.bytes())
+            .await
+            .map_err(|_| "the model list did not arrive in time".to_owned())?
+            .map_err(|e| e.to_string())?;
+        let page = parse_page(p.format(), &body)?;
+        all.extend(page.models);
+        match page.next_after {
+            Some(next) if paged => after = Some(next),
+            _ => break,
+        }
+    }
+    Ok(all)
+}
+
+/// Percent-encode everything but unreserved characters (a model id in a query).
+fn url_escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(char::from(b));
+        } else {
+            out.push('%');
+            const HEX: &[u8; 16] = b"0123456789ABCDEF";
+            out.push(char::from(HEX[usize::from(b >> 4)]));
+            out.push(char::from(HEX[usize::from(b & 0xf)]));
+        }
+    }
+    out
+}

@@ -1,0 +1,110 @@
+//! `POST /v1/messages/count_tokens`: the input tokens of a messages-format
+//! body (`max_tokens` not required). Answered by `messages_vendor`'s own
+//! endpoint when that provider serves the model (the body is relayed with
+//! only the model rewritten and the fields that endpoint refuses removed);
+//! otherwise, or when the vendor has no such endpoint (404/405), from the
+//! gateway's token estimate: `{"input_tokens": N}`.
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use bytes::Bytes;
+use serde_json::json;
+use wire::anthropic::MessagesRequest;
+
+use super::messages::header_text;
+use crate::error::GatewayError;
+use crate::pipeline::{self, body::parse_json, passthrough, raw_body::RawObject};
+use crate::providers::{CallExtras, Endpoint, ProviderId};
+use crate::state::AppState;
+use crate::upstream::http::UpstreamError;
+
+/// Members of a messages body that the counting endpoint does not take.
+const NOT_COUNTED: [&str; 8] = [
+    "max_tokens",
+    "stream",
+    "temperature",
+    "top_p",
+    "top_k",
+    "stop_sequences",
+    "metadata",
+    "service_tier",
+];
+
+pub async fn handle(
+    State(app): State<AppState>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, GatewayError> {
+    let outcome = serve(&app, &headers, &body).await;
+    pipeline::debug::log_exchange(&app, &body, &outcome);
+    outcome
+}
+
+async fn serve(
+    app: &AppState,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<Response, GatewayError> {
+    let req: MessagesRequest = parse_json(headers, body)?;
+    // The spec's rules, except that counting needs no output limit.
+    let mut checked = req.clone();
+    checked.max_tokens = Some(u32::MAX);
+    wire::anthropic::validate(&checked)?;
+    let chat = translate::anthropic::into_chat_request(checked)?;
+
+    let route = app.providers().select(app, &chat.model).await?;
+    if route.provider == ProviderId::MessagesVendor {
+        if let Some(provider) = app.providers().get(ProviderId::MessagesVendor).cloned() {
+            let mut raw = RawObject::parse(body)?;
+            raw.set("model", &route.model)?;
+            for key in NOT_COUNTED {
+                raw.remove(key);
+            }
+            let extras = CallExtras {
+                anthropic_beta: header_text(headers, "anthropic-beta"),
+                anthropic_version: header_text(headers, "anthropic-version"),
+                ..CallExtras::default()
+            };
+            let sent = provider
+                .send(
+                    app.http(),
+                    &app.retry_policy(),
+                    Endpoint::CountTokens,
+                    "",
+                    Some(raw.to_bytes()?),
+                    &extras,
+                )
+                .await;
+            match sent {
+                Ok(resp) => {
+                    let timeout = app.runtime().http_request_timeout;
+                    let body = passthrough::read_body(resp, timeout).await?;
+                    return Ok(json_response(body));
+                }
+                Err(UpstreamError::Status { status, .. })
+                    if status == StatusCode::NOT_FOUND
+                        || status == StatusCode::METHOD_NOT_ALLOWED =>
+                {
+                    tracing::info!("messages_vendor has no count_tokens endpoint; estimating");
+                }
+                Err(e) => return Err(e.into()),
+            }
+        }
+    }
+    let tokens = translate::tokens::estimate_request(&chat);
+    Ok(json_response(Bytes::from(
+        json!({ "input_tokens": tokens }).to_string(),
+    )))
+}
+
+fn json_response(body: Bytes) -> Response {
+    (
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
