@@ -107,6 +107,43 @@ impl FieldValue for Region {
     }
 }
 
+/// The gateway's public base URL (`public_url`), when configured: absolute
+/// http(s), no query or fragment, kept without a trailing `/`. Unset (the
+/// empty text) means "derive it from each request" (see `sso::redirect`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct PublicUrl(Option<String>);
+
+impl PublicUrl {
+    pub fn as_deref(&self) -> Option<&str> {
+        self.0.as_deref()
+    }
+}
+
+impl FieldValue for PublicUrl {
+    const KIND: FieldKind = FieldKind::String;
+    fn parse_value(raw: &str) -> Result<Self, String> {
+        let v = raw.trim();
+        if v.is_empty() {
+            return Ok(PublicUrl(None));
+        }
+        const HINT: &str =
+            "expected the gateway's public base URL, e.g. https://gateway.example.com (empty: derive it from the request)";
+        let url = url::Url::parse(v).map_err(|_| HINT.to_string())?;
+        if !matches!(url.scheme(), "http" | "https")
+            || url.host_str().is_none()
+            || url.query().is_some()
+            || url.fragment().is_some()
+            || !url.username().is_empty()
+        {
+            return Err(HINT.into());
+        }
+        Ok(PublicUrl(Some(v.trim_end_matches('/').to_owned())))
+    }
+    fn render(&self) -> String {
+        self.0.clone().unwrap_or_default()
+    }
+}
+
 fn any<T>(_: &T) -> Result<(), String> {
     Ok(())
 }
@@ -232,6 +269,8 @@ runtime_fields! {
         "On shutdown, how long open requests and streams may run before they are cut.";
     max_request_body: ByteSize = ByteSize::mib(10), Hot, body_limit,
         "Largest request body accepted; a larger one is answered 413 request_too_large.";
+    public_url: PublicUrl = PublicUrl::default(), Hot, any,
+        "Public base URL of the gateway (e.g. https://gateway.example.com), used for the SSO redirect URI; empty: derived from the request's Host and X-Forwarded-Proto.";
 }
 
 impl RuntimeConfig {
@@ -297,7 +336,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), FIELDS.len());
-        assert_eq!(FIELDS.len(), 15);
+        assert_eq!(FIELDS.len(), 16);
         let hot: Vec<_> = FIELDS
             .iter()
             .filter(|f| f.reload == Reload::Restart)
@@ -381,6 +420,25 @@ mod tests {
         assert_eq!(problems.len(), 8);
         // The bad value is not echoed back.
         assert!(problems.iter().all(|p| !p.message.contains("many")));
+    }
+
+    #[test]
+    fn public_url_is_optional_and_validated() {
+        let mut rt = RuntimeConfig::default();
+        assert_eq!(rt.public_url.as_deref(), None);
+        assert_eq!(rt.get("public_url").as_deref(), Some(""));
+        rt.set("public_url", "https://gw.example.com/").unwrap();
+        assert_eq!(rt.public_url.as_deref(), Some("https://gw.example.com"));
+        for bad in [
+            "gw.example.com",
+            "ftp://gw",
+            "https://gw/?a=1",
+            "https://u:p@gw",
+        ] {
+            assert!(rt.set("public_url", bad).is_err(), "{bad}");
+        }
+        rt.set("public_url", "").unwrap();
+        assert_eq!(rt.public_url.as_deref(), None);
     }
 
     #[test]
