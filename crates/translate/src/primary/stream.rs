@@ -285,6 +285,11 @@ impl StreamParser {
                 Some(i) if self.tools[i].ended => return,
                 Some(i) => i,
                 None => {
+                    // Text the tag splitter still holds came before this call:
+                    // release it first. Reasoning ends where tool use begins.
+                    if let Some(mut splitter) = self.splitter.take() {
+                        splitter.finish(out);
+                    }
                     if let Some(open) = self.open.take() {
                         self.end_tool(open, out);
                     }

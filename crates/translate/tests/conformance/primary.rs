@@ -143,7 +143,6 @@ fn fake_reasoning_tags_split_across_frames_are_never_shown_as_text() {
 }
 
 #[test]
-#[ignore = "bug: primary::StreamParser emits text held by the <thinking> splitter after a later tool call (reorders the upstream's output)"]
 fn reasoning_held_by_the_tag_splitter_comes_before_a_following_tool_call() {
     // Fake reasoning: a frame ends inside what could be the close tag, and
     // the upstream's next frame is a tool call. Everything the upstream sent
