@@ -26,6 +26,12 @@ pub enum AuthFailure {
     MissingKey,
     /// A key was presented and it is not valid.
     InvalidKey,
+    /// Web UI: no `gw_session` cookie, or its session has expired or ended.
+    NoSession,
+    /// Web UI sign-in: wrong email or password (which one is not said).
+    BadCredentials,
+    /// Web UI sign-in: the second step's code or login token is not valid.
+    BadSecondFactor,
 }
 
 /// The service error.
@@ -43,6 +49,14 @@ pub enum GatewayError {
     /// 403 `forbidden`.
     #[error("{0}")]
     Forbidden(String),
+    /// 409 `conflict`: the request clashes with the current state (an email
+    /// already taken, the last admin, 2FA already enabled).
+    #[error("{0}")]
+    Conflict(String),
+    /// 423 `account_locked`: too many failed sign-ins for this email (spec
+    /// 5.7); the body carries `retry_after_secs`.
+    #[error("too many failed sign-in attempts; try again in {retry_after_secs} seconds")]
+    AccountLocked { retry_after_secs: u64 },
     /// 404 `not_found`.
     #[error("{0}")]
     NotFound(String),
@@ -84,6 +98,9 @@ fn auth_message(failure: AuthFailure) -> &'static str {
             "missing API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'"
         }
         AuthFailure::InvalidKey => "invalid API key",
+        AuthFailure::NoSession => "not signed in, or the session has expired",
+        AuthFailure::BadCredentials => "invalid email or password",
+        AuthFailure::BadSecondFactor => "invalid or expired code or login token",
     }
 }
 
@@ -112,6 +129,8 @@ impl GatewayError {
             GatewayError::InvalidModel(_) => StatusCode::BAD_REQUEST,
             GatewayError::Auth(_) => StatusCode::UNAUTHORIZED,
             GatewayError::Forbidden(_) => StatusCode::FORBIDDEN,
+            GatewayError::Conflict(_) => StatusCode::CONFLICT,
+            GatewayError::AccountLocked { .. } => StatusCode::LOCKED,
             GatewayError::NotFound(_) => StatusCode::NOT_FOUND,
             GatewayError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             GatewayError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
@@ -129,6 +148,8 @@ impl GatewayError {
             GatewayError::InvalidModel(_) => "invalid_model",
             GatewayError::Auth(_) => "auth_error",
             GatewayError::Forbidden(_) => "forbidden",
+            GatewayError::Conflict(_) => "conflict",
+            GatewayError::AccountLocked { .. } => "account_locked",
             GatewayError::NotFound(_) => "not_found",
             GatewayError::MethodNotAllowed => "method_not_allowed",
             GatewayError::PayloadTooLarge { .. } => "request_too_large",
@@ -153,15 +174,21 @@ impl GatewayError {
         }
     }
 
-    /// `{"error":{"message":..., "type":...}}`.
+    /// `{"error":{"message":..., "type":...}}`; a lockout adds
+    /// `"retry_after_secs"` beside `error` (interfaces.md 6).
     pub fn body(&self) -> serde_json::Value {
-        json!({"error": {"message": self.public_message(), "type": self.kind()}})
+        let mut body = json!({"error": {"message": self.public_message(), "type": self.kind()}});
+        if let GatewayError::AccountLocked { retry_after_secs } = self {
+            body["retry_after_secs"] = json!(retry_after_secs);
+        }
+        body
     }
 
     /// `Retry-After` seconds to send with the response, if any.
     pub fn retry_after(&self) -> Option<u64> {
         match self {
             GatewayError::Upstream { retry_after, .. } => *retry_after,
+            GatewayError::AccountLocked { retry_after_secs } => Some(*retry_after_secs),
             _ => None,
         }
     }
@@ -180,7 +207,10 @@ impl IntoResponse for GatewayError {
                 .headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(secs));
         }
-        if status == StatusCode::UNAUTHORIZED {
+        if matches!(
+            self,
+            GatewayError::Auth(AuthFailure::MissingKey | AuthFailure::InvalidKey)
+        ) {
             response
                 .headers_mut()
                 .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
@@ -233,6 +263,19 @@ mod tests {
                 "auth_error",
             ),
             (GatewayError::Forbidden("f".into()), 403, "forbidden"),
+            (GatewayError::Conflict("c".into()), 409, "conflict"),
+            (
+                GatewayError::AccountLocked {
+                    retry_after_secs: 5,
+                },
+                423,
+                "account_locked",
+            ),
+            (
+                GatewayError::Auth(AuthFailure::NoSession),
+                401,
+                "auth_error",
+            ),
             (GatewayError::NotFound("n".into()), 404, "not_found"),
             (GatewayError::MethodNotAllowed, 405, "method_not_allowed"),
             (
@@ -318,6 +361,27 @@ mod tests {
         let e: GatewayError =
             wire::validate::ValidationError::new("temperature", "must be 0.0-2.0").into();
         assert_eq!(e.public_message(), "temperature: must be 0.0-2.0");
+    }
+
+    #[tokio::test]
+    async fn lockout_body_carries_retry_after_secs() {
+        let resp = GatewayError::AccountLocked {
+            retry_after_secs: 42,
+        }
+        .into_response();
+        assert_eq!(resp.status(), StatusCode::LOCKED);
+        assert_eq!(resp.headers()[header::RETRY_AFTER], "42");
+        let body = body_of(resp).await;
+        assert_eq!(body["retry_after_secs"], 42);
+        assert_eq!(body["error"]["type"], "account_locked");
+    }
+
+    #[tokio::test]
+    async fn session_failures_do_not_ask_for_a_bearer_key() {
+        let resp = GatewayError::Auth(AuthFailure::NoSession).into_response();
+        assert!(resp.headers().get(header::WWW_AUTHENTICATE).is_none());
+        let resp = GatewayError::Auth(AuthFailure::MissingKey).into_response();
+        assert_eq!(resp.headers()[header::WWW_AUTHENTICATE], "Bearer");
     }
 
     #[tokio::test]

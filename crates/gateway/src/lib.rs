@@ -11,6 +11,7 @@ pub mod auth;
 pub mod cli;
 pub mod config;
 pub mod credentials;
+pub mod crypto;
 pub mod error;
 pub mod logging;
 pub mod models;
@@ -20,6 +21,8 @@ pub mod routes;
 pub mod server;
 pub mod sso;
 pub mod state;
+pub mod store;
+pub mod ui_api;
 pub mod upstream;
 
 use std::future::Future;
@@ -73,6 +76,17 @@ pub async fn serve(
     };
     warn_about_region(&config);
 
+    // Full deployment: the store (created on first run, migrated, its
+    // encryption key checked); a failure stops the start with the reason.
+    let store = match config.mode {
+        GatewayMode::Full => Some(
+            store::Store::open(&config)
+                .await
+                .context("opening the store")?,
+        ),
+        GatewayMode::Proxy => None,
+    };
+
     let models = ModelCache::with_fallback();
     let background = CancellationToken::new();
     let mut tasks = Vec::new();
@@ -94,7 +108,17 @@ pub async fn serve(
         tracing::info!("no primary credentials yet: serving the static model list");
     }
 
-    let state = AppState::new(config, http, tokens, models);
+    let state = match store {
+        Some(store) => AppState::with_store(config, http, tokens, models, store),
+        None => AppState::new(config, http, tokens, models),
+    };
+    if state.store_opt().is_some() {
+        ui_api::bootstrap::prepare(&state).await?;
+        tasks.push(ui_api::bootstrap::spawn_cleanup(
+            state.clone(),
+            background.clone(),
+        ));
+    }
     let app = server::router(state.clone());
     let addr = listener
         .local_addr()

@@ -3,17 +3,23 @@
 //! a whole new `RuntimeConfig` swapped in, readers take a snapshot with
 //! [`AppState::runtime`]), the one pooled upstream HTTP client, the primary
 //! provider's token manager, the model cache and the direct-provider registry.
+//! In full deployment it also holds the store, the password hasher and the
+//! cached "setup complete" flag.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
 use crate::auth::ApiKeyHash;
 use crate::config::{Config, RuntimeConfig};
 use crate::credentials::TokenManager;
+use crate::crypto::Passwords;
+use crate::error::GatewayError;
 use crate::models::ModelCache;
 use crate::providers::Registry;
+use crate::store::Store;
 use crate::upstream::http::RetryPolicy;
 
 /// Idle pooled connections are closed after this long.
@@ -34,6 +40,14 @@ struct Shared {
     proxy_key: Option<ApiKeyHash>,
     /// The direct providers (`messages_vendor`, ...) this deployment can reach.
     providers: Registry,
+    /// Full deployment's store (`None` in proxy mode).
+    store: Option<Store>,
+    /// Argon2id with the configured cost.
+    passwords: Passwords,
+    /// True once an admin was seen; it never goes back (an admin cannot be
+    /// removed while last), so only `false` is re-checked in the store.
+    setup_complete: AtomicBool,
+    started: Instant,
 }
 
 impl std::fmt::Debug for AppState {
@@ -52,6 +66,31 @@ impl AppState {
         tokens: TokenManager,
         models: ModelCache,
     ) -> Self {
+        Self::assemble(config, http, tokens, models, None)
+    }
+
+    /// Full deployment: the state with its store.
+    pub fn with_store(
+        config: Config,
+        http: reqwest::Client,
+        tokens: TokenManager,
+        models: ModelCache,
+        store: Store,
+    ) -> Self {
+        Self::assemble(config, http, tokens, models, Some(store))
+    }
+
+    fn assemble(
+        config: Config,
+        http: reqwest::Client,
+        tokens: TokenManager,
+        models: ModelCache,
+        store: Option<Store>,
+    ) -> Self {
+        let passwords = Passwords::new(
+            config.tuning.auth.argon2_memory_kib,
+            config.tuning.auth.argon2_iterations,
+        );
         let proxy_key = config
             .proxy_api_key
             .as_ref()
@@ -65,7 +104,51 @@ impl AppState {
             models,
             proxy_key,
             providers,
+            store,
+            passwords,
+            setup_complete: AtomicBool::new(false),
+            started: Instant::now(),
         }))
+    }
+
+    /// The store of full deployment; `config_error` in proxy mode.
+    pub fn store(&self) -> Result<&Store, GatewayError> {
+        self.0
+            .store
+            .as_ref()
+            .ok_or_else(|| GatewayError::Config("this deployment has no store (proxy mode)".into()))
+    }
+
+    /// The store, if this deployment has one.
+    pub fn store_opt(&self) -> Option<&Store> {
+        self.0.store.as_ref()
+    }
+
+    /// Password hashing with the configured cost.
+    pub fn passwords(&self) -> &Passwords {
+        &self.0.passwords
+    }
+
+    /// Whether setup is complete (spec 3.1): an admin exists. Read from the
+    /// store until it is true (so every replica sees the first sign-in at
+    /// once), then cached. Proxy mode has no setup: always true.
+    pub async fn setup_complete(&self) -> Result<bool, GatewayError> {
+        if self.0.setup_complete.load(Ordering::Acquire) {
+            return Ok(true);
+        }
+        let Some(store) = &self.0.store else {
+            return Ok(true);
+        };
+        let done = store.users().has_admin().await?;
+        if done {
+            self.0.setup_complete.store(true, Ordering::Release);
+        }
+        Ok(done)
+    }
+
+    /// How long the process has been serving.
+    pub fn uptime(&self) -> Duration {
+        self.0.started.elapsed()
     }
 
     /// A snapshot of the live runtime configuration.

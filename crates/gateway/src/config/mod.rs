@@ -86,6 +86,46 @@ pub struct Tuning {
     pub oidc_client_name: String,
     /// Attempts of the start-up test refresh when the OIDC service cannot be reached.
     pub startup_refresh_attempts: u32,
+    /// Sign-in limits of full deployment (spec part 8); tests shorten them.
+    pub auth: AuthTuning,
+}
+
+/// Sign-in and session limits of full deployment. The defaults are the spec's
+/// values (part 8); tests shorten the durations and cheapen the password hash.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthTuning {
+    /// Lifetime of a `gw_session` (spec 5.5: 24 h).
+    pub session_ttl: Duration,
+    /// A session older than this (since creation or its last extension) is
+    /// extended on its next request (spec 3.2: 12 h).
+    pub session_refresh_after: Duration,
+    /// Lifetime of a pending 2FA login token (spec 2.5a: 5 min).
+    pub pending_login_ttl: Duration,
+    /// Failed sign-ins per email that lock it (spec 5.7: 5).
+    pub lockout_threshold: u32,
+    /// The lockout window and duration (spec 5.7: 15 min).
+    pub lockout_window: Duration,
+    /// Argon2id memory cost in KiB (OWASP: 19 MiB).
+    pub argon2_memory_kib: u32,
+    /// Argon2id passes.
+    pub argon2_iterations: u32,
+    /// How often expired sessions, pending logins and old failure counters are deleted.
+    pub cleanup_interval: Duration,
+}
+
+impl Default for AuthTuning {
+    fn default() -> Self {
+        AuthTuning {
+            session_ttl: Duration::from_secs(24 * 3600),
+            session_refresh_after: Duration::from_secs(12 * 3600),
+            pending_login_ttl: Duration::from_secs(300),
+            lockout_threshold: 5,
+            lockout_window: Duration::from_secs(900),
+            argon2_memory_kib: 19 * 1024,
+            argon2_iterations: 2,
+            cleanup_interval: Duration::from_secs(300),
+        }
+    }
 }
 
 impl Default for Tuning {
@@ -100,6 +140,7 @@ impl Default for Tuning {
             oidc_timeout: Duration::from_secs(30),
             oidc_client_name: "chat-gateway".to_owned(),
             startup_refresh_attempts: 3,
+            auth: AuthTuning::default(),
         }
     }
 }
@@ -119,6 +160,9 @@ pub struct Config {
     pub initial_admin_email: Option<String>,
     pub initial_admin_password: Option<Secret>,
     pub initial_admin_totp_secret: Option<Secret>,
+    /// `COOKIE_SECURE` (default true): `false` drops the `Secure` attribute of
+    /// the web UI cookies for plain-HTTP local use (interfaces.md 6).
+    pub cookie_secure: bool,
     pub upstream: UpstreamEndpoints,
     /// Other providers' credentials in proxy mode (interfaces.md 3).
     pub providers: ProviderKeys,
@@ -260,6 +304,14 @@ impl Config {
             ));
         }
 
+        let cookie_secure = match src.get("COOKIE_SECURE") {
+            None => true,
+            Some(raw) => <bool as value::FieldValue>::parse_value(raw).unwrap_or_else(|message| {
+                problems.push(ConfigProblem::new("COOKIE_SECURE", message));
+                true
+            }),
+        };
+
         let upstream = UpstreamEndpoints::from_env(src, &runtime.upstream_region, &mut problems);
         let providers = ProviderKeys::from_env(src, &mut problems);
 
@@ -295,6 +347,7 @@ impl Config {
             initial_admin_email,
             initial_admin_password,
             initial_admin_totp_secret,
+            cookie_secure,
             upstream,
             providers,
             log: LogConfig { level, format },

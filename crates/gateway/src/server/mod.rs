@@ -5,7 +5,8 @@
 //! 3. [`uniform_errors`]: every error in the spec's format;
 //! 4. [`body_limit`]: `max_request_body`, 413 `request_too_large`;
 //! 5. per route group: `/` and `/health` open; `/v1/*` behind client auth in
-//!    proxy mode, behind the [`setup_guard`] in full mode.
+//!    proxy mode, behind the [`setup_guard`] in full mode; `/_ui/api/*` (full
+//!    mode only) behind its session layer ([`crate::ui_api`]).
 //!
 //! Unknown paths answer 404 `not_found`, inside `/v1` only after auth
 //! (fail closed: a wrong key never learns which paths exist).
@@ -35,13 +36,16 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             crate::auth::require_proxy_key,
         )),
-        GatewayMode::Full => setup_guard::guard(v1),
+        GatewayMode::Full => setup_guard::guard(v1, state.clone()),
     };
-    Router::new()
+    let mut app = Router::new()
         .route("/", get(health::root))
         .route("/health", get(health::health))
-        .nest("/v1", v1)
-        .fallback(not_found)
+        .nest("/v1", v1);
+    if state.config().mode == GatewayMode::Full {
+        app = app.nest("/_ui/api", crate::ui_api::router(state.clone()));
+    }
+    app.fallback(not_found)
         .layer(from_fn_with_state(state.clone(), body_limit::limit_body))
         .layer(DefaultBodyLimit::disable())
         .layer(from_fn(uniform_errors::uniform_errors))

@@ -1,21 +1,39 @@
-//! Full deployment before its store exists: `/v1/*` answers 503
-//! `setup_required` directing to `/_ui/` (spec 3.1), while `/` and `/health`
-//! work. This is the one place the setup state decides; the store work replaces
-//! [`guard`] with a check of "is there an admin user yet".
+//! `/v1/*` in full deployment (spec 3.1, 5.2).
+//!
+//! - While no admin exists (setup incomplete), every `/v1` request answers
+//!   503 `setup_required` directing to `/_ui/`; `/`, `/health` and the UI API
+//!   keep working. The state is read from the store until an admin appears,
+//!   then cached ([`AppState::setup_complete`]), so the first completed
+//!   sign-in on any replica opens `/v1` everywhere without a restart.
+//! - After setup, clients authenticate with per-user API keys. Until those
+//!   exist (the next piece of work), no key is valid: 401 `auth_error`
+//!   ("missing" without a key, "invalid" with one).
 
-use axum::extract::Request;
-use axum::middleware::{from_fn, Next};
+use axum::extract::{Request, State};
+use axum::middleware::{from_fn_with_state, Next};
 use axum::response::Response;
 use axum::Router;
 
-use crate::error::GatewayError;
+use crate::auth::presented_keys;
+use crate::error::{AuthFailure, GatewayError};
 use crate::state::AppState;
 
-/// Wrap the `/v1` router so every request to it is refused until setup is done.
-pub fn guard(v1: Router<AppState>) -> Router<AppState> {
-    v1.layer(from_fn(setup_required))
+/// Wrap the `/v1` router of full deployment.
+pub fn guard(v1: Router<AppState>, state: AppState) -> Router<AppState> {
+    v1.layer(from_fn_with_state(state, setup_then_keys))
 }
 
-async fn setup_required(_request: Request, _next: Next) -> Result<Response, GatewayError> {
-    Err(GatewayError::SetupRequired)
+async fn setup_then_keys(
+    State(app): State<AppState>,
+    request: Request,
+    _next: Next,
+) -> Result<Response, GatewayError> {
+    if !app.setup_complete().await? {
+        return Err(GatewayError::SetupRequired);
+    }
+    if presented_keys(request.headers()).next().is_none() {
+        Err(GatewayError::Auth(AuthFailure::MissingKey))
+    } else {
+        Err(GatewayError::Auth(AuthFailure::InvalidKey))
+    }
 }

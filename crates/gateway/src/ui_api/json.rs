@@ -1,0 +1,28 @@
+//! `UiJson<T>`: the request body of a `/_ui/api` call, parsed once with the
+//! same rules and messages as the `/v1` bodies (JSON content type required,
+//! `validation_error` naming the failing field).
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, Request};
+
+use crate::error::GatewayError;
+
+/// A JSON request body.
+#[derive(Debug, Clone)]
+pub struct UiJson<T>(pub T);
+
+impl<T, S> FromRequest<S> for UiJson<T>
+where
+    T: serde::de::DeserializeOwned,
+    S: Send + Sync,
+{
+    type Rejection = GatewayError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, GatewayError> {
+        let headers = request.headers().clone();
+        let body = Bytes::from_request(request, state)
+            .await
+            .map_err(|e| GatewayError::validation(format!("cannot read the request body: {e}")))?;
+        crate::pipeline::body::parse_json(&headers, &body).map(UiJson)
+    }
+}

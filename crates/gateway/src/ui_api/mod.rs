@@ -1,0 +1,80 @@
+//! The web UI API, `/_ui/api/*` (spec 4.3; interfaces.md 6), full deployment
+//! only: in proxy mode it is not mounted and answers 404.
+//!
+//! Every route sits behind [`session::session_layer`] (session loading, CSRF
+//! for mutating calls, sliding expiry). Who may call what is in each
+//! handler's signature through the extractors of [`extract`].
+//!
+//! | Module | Routes |
+//! |---|---|
+//! | [`status`] | `GET /status` (public), `GET /system` |
+//! | [`login`] | `POST /auth/login`, `POST /auth/login/2fa`, `POST /setup` (public) |
+//! | [`account`] | `GET /auth/me`, `POST /auth/logout`, `POST /auth/password/change` |
+//! | [`two_factor`] | `GET /auth/2fa/setup`, `POST /auth/2fa/verify` |
+//! | [`users`] | `/users`, `/users/{id}`, `/users/{id}/role`, `/admin/users/create`, `/admin/users/{id}/reset-password` (Admin) |
+//! | [`domains`] | `/domains`, `/domains/{domain}` (Admin) |
+//!
+//! SSO (`/auth/google*`) and configuration (`/config*`) routes are merged in
+//! by their own modules.
+//!
+//! The API other modules build on: [`session::establish`] (start a session
+//! after a sign-in), the extractors [`SignedIn`], [`SessionUser`], [`Admin`].
+
+pub mod account;
+pub mod bootstrap;
+pub mod config;
+pub mod cookies;
+pub mod domains;
+pub mod extract;
+pub mod json;
+pub mod login;
+pub mod session;
+pub mod signin;
+pub mod sso;
+pub mod status;
+pub mod two_factor;
+pub mod users;
+
+use axum::http::Uri;
+use axum::middleware::from_fn_with_state;
+use axum::routing::{delete, get, post, put};
+use axum::Router;
+
+pub use extract::{Admin, SessionUser, SignedIn};
+pub use session::{establish, CurrentSession, Restriction};
+
+use crate::error::GatewayError;
+use crate::state::AppState;
+
+/// The `/_ui/api` router (to be nested at `/_ui/api`).
+pub fn router(state: AppState) -> Router<AppState> {
+    Router::new()
+        .route("/status", get(status::status))
+        .route("/system", get(status::system))
+        .route("/setup", post(login::setup))
+        .route("/auth/login", post(login::login))
+        .route("/auth/login/2fa", post(login::login_2fa))
+        .route("/auth/me", get(account::me))
+        .route("/auth/logout", post(account::logout))
+        .route("/auth/password/change", post(account::change_password))
+        .route("/auth/2fa/setup", get(two_factor::setup))
+        .route("/auth/2fa/verify", post(two_factor::verify))
+        .route("/users", get(users::list))
+        .route("/users/{id}", get(users::detail).delete(users::delete))
+        .route("/users/{id}/role", put(users::set_role))
+        .route("/admin/users/create", post(users::create))
+        .route(
+            "/admin/users/{id}/reset-password",
+            post(users::reset_password),
+        )
+        .route("/domains", get(domains::list).post(domains::add))
+        .route("/domains/{domain}", delete(domains::remove))
+        .merge(sso::routes(&state))
+        .merge(config::routes())
+        .fallback(not_found)
+        .layer(from_fn_with_state(state, session::session_layer))
+}
+
+async fn not_found(uri: Uri) -> GatewayError {
+    GatewayError::NotFound(format!("no route for {}", uri.path()))
+}
