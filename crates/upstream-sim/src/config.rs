@@ -1,5 +1,6 @@
 //! Configuration of a simulator instance: where it listens, how strict the API
-//! side is, and how the SSO OIDC side behaves. Everything has a default that
+//! side is, how the SSO OIDC side behaves, and the vendor simulators
+//! ([`VendorsConfig`], defined with them). Everything has a default that
 //! suits tests (`SimConfig::default()`); the binary maps its flags onto it.
 
 use std::net::{IpAddr, Ipv4Addr};
@@ -7,6 +8,7 @@ use std::time::Duration;
 
 use crate::primary::models::{default_models, ModelInfo};
 use crate::primary::scenario::Scenario;
+use crate::vendor_common::config::VendorsConfig;
 
 /// How a simulator instance is started. See [`crate::start`].
 #[derive(Debug, Clone)]
@@ -32,6 +34,8 @@ pub struct SimConfig {
     pub record_limit: usize,
     /// The SSO OIDC side.
     pub oidc: OidcConfig,
+    /// The vendor simulators (credentials, token lifetimes, OAuth, default scenario).
+    pub vendors: VendorsConfig,
 }
 
 impl Default for SimConfig {
@@ -47,6 +51,7 @@ impl Default for SimConfig {
             require_profile_arn: false,
             record_limit: 10_000,
             oidc: OidcConfig::default(),
+            vendors: VendorsConfig::default(),
         }
     }
 }

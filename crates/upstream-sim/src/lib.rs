@@ -57,21 +57,52 @@
 //! [`SimHandle::cancelled_streams`] counts answers whose body was dropped
 //! before its end, i.e. a client disconnect that reached the upstream.
 //!
+//! # Vendors
+//!
+//! Four more upstreams share the API listener, each under its own prefix and
+//! recorded as its own [`Service`], with the real services' paths below it:
+//!
+//! | upstream | gateway setting | URL ([`SimHandle`]) | paths below it |
+//! |---|---|---|---|
+//! | [`messages_vendor`] (Messages API) | `MESSAGES_VENDOR_BASE_URL` | `messages_vendor_url()` = `{base}/messages_vendor` | `POST /v1/messages`, `POST /v1/messages/count_tokens`, `GET /v1/models` |
+//! | its OAuth | `MESSAGES_VENDOR_OAUTH_BASE_URL` | `messages_vendor_oauth_url()` = `{base}/messages_vendor_oauth` | `POST /v1/oauth/token` |
+//! | [`completions_vendor`] (chat completions) | `COMPLETIONS_VENDOR_BASE_URL` | `completions_vendor_url()` = `{base}/completions_vendor` | `POST /v1/chat/completions`, `GET /v1/models` |
+//! | custom (OpenAI-compatible) | `CUSTOM_BASE_URL` | `custom_url()` = `{base}/custom/v1` | `POST /chat/completions`, `GET /models` |
+//! | [`assistant_vendor`] token exchange | `ASSISTANT_VENDOR_TOKEN_URL` | `assistant_vendor_token_url()` (the full URL) | `GET {base}/assistant_vendor_code_host/copilot_internal/v2/token` |
+//! | its chat API (`endpoints.api`) | from the exchange | `assistant_vendor_api_url()` = `{base}/assistant_vendor_api` | `POST /chat/completions`, `GET /models` |
+//!
+//! Credentials come from [`VendorsConfig`] (defaults [`DEFAULT_MESSAGES_API_KEY`],
+//! [`DEFAULT_COMPLETIONS_API_KEY`], [`DEFAULT_CUSTOM_API_KEY`],
+//! [`DEFAULT_GITHUB_TOKEN`]); messages-vendor OAuth tokens come from its token
+//! endpoint or [`SimHandle::seed_messages_vendor_oauth`], assistant tokens
+//! from the exchange (with a configurable short lifetime). Each vendor request
+//! plays one [`VendorScenario`]: the next one queued with
+//! [`SimHandle::push_vendor_scenario`] for that [`Vendor`], else the first
+//! active `sim:` line in the last user message's text, else the default; the
+//! grammar is in [`vendor_common::scenario`] (`text`, `echo`, `tools`,
+//! `thinking`, `status`, and `extra`, `finish=length`, `error_after`,
+//! `disconnect_after`, `delay`, `header_delay`, `times`, ...). Streams are
+//! counted per vendor ([`SimHandle::vendor_stream_stats`]).
+//!
 //! # Cost
 //!
 //! The simulator is also the benchmark upstream: no added latency, no
 //! per-request logging, TCP_NODELAY on accepted sockets, answers framed in
 //! one buffer and written in one piece unless a scenario paces them.
 
+pub mod assistant_vendor;
+pub mod completions_vendor;
 pub mod config;
 pub mod idp;
 mod ids;
+pub mod messages_vendor;
 pub mod oidc;
 pub mod primary;
 pub mod recorder;
 mod server;
 mod state;
 pub mod stats;
+pub mod vendor_common;
 
 pub use config::{OidcConfig, SimConfig};
 pub use idp::{IdTokenTweaks, IdpConfig, IdpRequest, IdpUser, NonceClaim, OAuthError, Signing};
@@ -81,3 +112,14 @@ pub use primary::scenario::{Fault, Scenario, ScenarioKind, ScenarioParseError};
 pub use recorder::{RecordedRequest, Service};
 pub use server::{start, SimHandle, OIDC_PREFIX};
 pub use stats::StreamStats;
+
+pub use assistant_vendor::tokens::AssistantToken;
+pub use messages_vendor::oauth::OAuthTokens;
+pub use vendor_common::config::{
+    MessagesOAuthConfig, VendorsConfig, DEFAULT_COMPLETIONS_API_KEY, DEFAULT_CUSTOM_API_KEY,
+    DEFAULT_GITHUB_TOKEN, DEFAULT_MESSAGES_API_KEY,
+};
+pub use vendor_common::scenario::{
+    Finish, VendorFault, VendorKind, VendorScenario, VendorScenarioParseError,
+};
+pub use vendor_common::Vendor;

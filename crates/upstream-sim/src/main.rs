@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Parser;
 use upstream_sim::{start, Scenario, SeededCredentials, SimConfig};
 
-/// Simulator of the primary chat API and its SSO OIDC service.
+/// Simulator of the primary chat API, its SSO OIDC service, and the vendor APIs.
 #[derive(Debug, Parser)]
 #[command(name = "upstream-sim", version)]
 struct Args {
@@ -116,6 +116,12 @@ async fn main() -> anyhow::Result<()> {
     }
     println!("upstream-sim api:  {}", sim.base_url());
     println!("upstream-sim oidc: {}", sim.oidc_url());
+    println!("messages vendor:   {}", sim.messages_vendor_url());
+    println!("  its oauth:       {}", sim.messages_vendor_oauth_url());
+    println!("completions:       {}", sim.completions_vendor_url());
+    println!("custom (/v1 root): {}", sim.custom_url());
+    println!("assistant token:   {}", sim.assistant_vendor_token_url());
+    println!("assistant api:     {}", sim.assistant_vendor_api_url());
     tokio::signal::ctrl_c().await?;
     sim.shutdown().await;
     Ok(())

@@ -27,6 +27,18 @@ pub enum Service {
     PrimaryApi,
     /// The SSO OIDC service (`oidc_url`).
     Oidc,
+    /// The messages vendor's API (`messages_vendor_url`).
+    MessagesVendor,
+    /// The messages vendor's OAuth token endpoint (`messages_vendor_oauth_url`).
+    MessagesVendorOauth,
+    /// The completions vendor's API (`completions_vendor_url`).
+    CompletionsVendor,
+    /// The custom OpenAI-compatible endpoint (`custom_url`).
+    Custom,
+    /// The assistant vendor's token exchange (`assistant_vendor_token_url`).
+    AssistantVendorCodeHost,
+    /// The assistant vendor's chat API (`assistant_vendor_api_url`).
+    AssistantVendorApi,
 }
 
 /// One request as it arrived.

@@ -12,6 +12,7 @@ use crate::primary::models::ModelCatalog;
 use crate::primary::select::ScenarioBook;
 use crate::recorder::Recorder;
 use crate::stats::StreamCounters;
+use crate::vendor_common::state::VendorState;
 
 /// Settings of the primary API that do not change while running.
 #[derive(Debug)]
@@ -29,6 +30,8 @@ pub(crate) struct Shared {
     pub streams: Arc<StreamCounters>,
     /// Pre-encoded content of answers that do not depend on the request.
     pub frames: FrameCache,
+    /// The vendor simulators (messages, completions, custom, assistant).
+    pub vendors: VendorState,
     oidc: Mutex<OidcStore>,
     scenarios: Mutex<ScenarioBook>,
     /// Set once the OIDC listener is bound (its URL appears in OIDC answers).
@@ -52,6 +55,7 @@ impl Shared {
             recorder: Arc::new(Recorder::new(config.record_limit)),
             streams: Arc::new(StreamCounters::default()),
             frames: FrameCache::default(),
+            vendors: VendorState::new(&config.vendors),
             oidc: Mutex::new(OidcStore::new(config.oidc.clone())),
             scenarios: Mutex::new(ScenarioBook::new(config.default_scenario.clone())),
             oidc_url: OnceLock::new(),

@@ -11,3 +11,8 @@ mod common;
 mod oidc;
 mod recording;
 mod scenarios;
+mod vendors_assistant;
+mod vendors_completions;
+mod vendors_messages;
+mod vendors_oauth;
+mod vendors_support;

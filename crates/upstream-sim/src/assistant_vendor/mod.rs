@@ -1,0 +1,159 @@
+//! The simulated assistant vendor (Copilot): the code host's token exchange
+//! and the chat API it points to.
+//!
+//! - `GET /assistant_vendor_code_host/copilot_internal/v2/token` (the
+//!   gateway's `ASSISTANT_VENDOR_TOKEN_URL` is its full URL) wants
+//!   `Authorization: token <the configured code-host token>` (`Bearer` is
+//!   accepted too, as the code host does) and a `User-Agent` (the code host
+//!   refuses requests without one). It answers `{token, expires_at,
+//!   refresh_in, endpoints: {api: "{base}/assistant_vendor_api", …}, …}`, with
+//!   the configured (possibly very short) lifetime. Bad credentials: 401
+//!   `{"message":"Bad credentials",…}`; a denied account: 404.
+//! - `POST /assistant_vendor_api/chat/completions` and `GET
+//!   /assistant_vendor_api/models` are the OpenAI-format API of
+//!   [`crate::completions_vendor`] with this vendor's checks ([`authorize`]):
+//!   `Authorization: Bearer <a current exchanged token>` (401 when expired or
+//!   unknown, so the client exchanges again) and the `Copilot-Integration-Id`
+//!   and `Editor-Version` headers (400 when missing).
+
+pub mod models;
+pub mod tokens;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{any, get};
+use axum::{Json, Router};
+use serde_json::json;
+
+use crate::completions_vendor::error::OpenAiError;
+use crate::state::Shared;
+use crate::vendor_common::http::{authorization, header_str};
+
+use tokens::AssistantTokenState;
+
+/// Path prefix of the code host on the API listener.
+pub const CODE_HOST_PREFIX: &str = "/assistant_vendor_code_host";
+/// The token exchange below [`CODE_HOST_PREFIX`].
+pub const TOKEN_PATH: &str = "/copilot_internal/v2/token";
+/// Path prefix of the chat API (the token's `endpoints.api`).
+pub const API_PREFIX: &str = "/assistant_vendor_api";
+/// Headers the chat API requires.
+pub const REQUIRED_HEADERS: [&str; 2] = ["Copilot-Integration-Id", "Editor-Version"];
+
+/// Routes of the code host, with their full paths.
+pub(crate) fn code_host_router(shared: Arc<Shared>) -> Router {
+    Router::new()
+        .route(&format!("{CODE_HOST_PREFIX}{TOKEN_PATH}"), get(exchange))
+        .route(
+            &format!("{CODE_HOST_PREFIX}/{{*rest}}"),
+            any(code_host_not_found),
+        )
+        .with_state(shared)
+}
+
+fn code_host_error(status: StatusCode, message: &str) -> Response {
+    (
+        status,
+        Json(json!({
+            "message": message,
+            "documentation_url": "https://docs.github.com/rest",
+            "status": status.as_u16().to_string(),
+        })),
+    )
+        .into_response()
+}
+
+async fn exchange(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    if header_str(&headers, header::USER_AGENT.as_str()).is_none_or(str::is_empty) {
+        return (
+            StatusCode::FORBIDDEN,
+            "Request forbidden by administrative rules. Please make sure your request has a \
+             User-Agent header.\n",
+        )
+            .into_response();
+    }
+    let given = authorization(&headers, "token").or_else(|| authorization(&headers, "bearer"));
+    let (ttl, deny, ok) = {
+        let settings = shared.vendors.settings();
+        let ok = given.is_some_and(|t| shared.accepts_any_token() || t == settings.github_token);
+        (
+            settings.assistant_token_ttl,
+            settings.deny_assistant_exchange,
+            ok,
+        )
+    };
+    if !ok {
+        return code_host_error(StatusCode::UNAUTHORIZED, "Bad credentials");
+    }
+    if deny {
+        return code_host_error(StatusCode::NOT_FOUND, "Not Found");
+    }
+    let t = shared.vendors.assistant().issue(ttl, Instant::now());
+    let api = format!("{}{API_PREFIX}", shared.vendors.api_base());
+    Json(json!({
+        "annotations_enabled": true,
+        "chat_enabled": true,
+        "chat_jetbrains_enabled": true,
+        "code_quote_enabled": true,
+        "codesearch": false,
+        "copilotignore_enabled": false,
+        "endpoints": {
+            "api": api,
+            "origin-tracker": "https://origin-tracker.individual.githubcopilot.com",
+            "proxy": "https://proxy.individual.githubcopilot.com",
+            "telemetry": "https://telemetry.individual.githubcopilot.com",
+        },
+        "expires_at": t.expires_at,
+        "individual": true,
+        "prompt_8k": true,
+        "public_suggestions": "disabled",
+        "refresh_in": t.refresh_in,
+        "sku": "copilot_for_individual_subscriber",
+        "telemetry": "disabled",
+        "token": t.token,
+        "tracking_id": crate::vendor_common::ids::hex(32),
+    }))
+    .into_response()
+}
+
+async fn code_host_not_found() -> Response {
+    code_host_error(StatusCode::NOT_FOUND, "Not Found")
+}
+
+fn unauthorized(message: &str, code: &str) -> OpenAiError {
+    OpenAiError::new(StatusCode::UNAUTHORIZED, "invalid_request_error", message).code(code)
+}
+
+/// The chat API's checks: a current exchanged token, then the required headers.
+pub(crate) fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), OpenAiError> {
+    let Some(token) = authorization(headers, "bearer") else {
+        return Err(unauthorized(
+            "unauthorized: missing authorization header",
+            "missing_token",
+        ));
+    };
+    if !shared.accepts_any_token() {
+        match shared.vendors.assistant().state(token, Instant::now()) {
+            AssistantTokenState::Valid => {}
+            AssistantTokenState::Expired => {
+                return Err(unauthorized("unauthorized: token expired", "token_expired"))
+            }
+            AssistantTokenState::Unknown => {
+                return Err(unauthorized("unauthorized: invalid token", "invalid_token"))
+            }
+        }
+    }
+    for name in REQUIRED_HEADERS {
+        if header_str(headers, name).is_none_or(str::is_empty) {
+            return Err(OpenAiError::invalid_request(format!(
+                "bad request: missing {name} header for IDE auth"
+            ))
+            .code("missing_header"));
+        }
+    }
+    Ok(())
+}
