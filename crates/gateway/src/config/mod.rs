@@ -86,6 +86,8 @@ pub struct Tuning {
     pub oidc_client_name: String,
     /// Attempts of the start-up test refresh when the OIDC service cannot be reached.
     pub startup_refresh_attempts: u32,
+    /// Lifetime of a pending SSO sign-in attempt (spec 2.5a: 10 minutes).
+    pub sso_pending_ttl: Duration,
     /// Sign-in limits of full deployment (spec part 8); tests shorten them.
     pub auth: AuthTuning,
 }
@@ -140,6 +142,7 @@ impl Default for Tuning {
             oidc_timeout: Duration::from_secs(30),
             oidc_client_name: "chat-gateway".to_owned(),
             startup_refresh_attempts: 3,
+            sso_pending_ttl: Duration::from_secs(600),
             auth: AuthTuning::default(),
         }
     }

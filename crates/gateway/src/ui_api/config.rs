@@ -1,0 +1,523 @@
+//! The admin configuration API (spec 2.7, 4.3; issue 6), Admin only
+//! (session + CSRF + role):
+//!
+//! - `GET /_ui/api/config` -> `{values, sources, pending_restart, sso_enabled}`:
+//!   `values` maps every runtime field ([`FIELDS`]) and every SSO key
+//!   ([`crate::sso::settings::KEYS`]) to its configured value as text (the
+//!   forms the environment accepts: `30s`, `10MiB`); a secret that is set shows
+//!   as `"********"`, an unset SSO key as `null`. `sources` says where each
+//!   value comes from (`default`, `environment`, `database`).
+//!   `pending_restart` maps each restart field whose configured value is not
+//!   the running one to `{configured, running}`.
+//! - `PUT /_ui/api/config` with `{"field": value, ...}`: values are strings,
+//!   numbers or booleans (taken as text) or `null` (remove the stored value:
+//!   back to the environment's or the default). Every value is validated
+//!   first ([`RuntimeConfig::set`], [`crate::sso::settings::validate`]); one bad
+//!   value refuses the whole request (400, every problem listed) and nothing
+//!   is stored. The values are then written in one transaction, each change
+//!   recorded in the history with who, when, old and new (secrets masked).
+//!   Hot fields apply at once; restart fields are stored and reported in
+//!   `pending_restart`. A secret sent back as `"********"` is left unchanged.
+//!   `server_host` and `server_port` are refused: the listener is bound from
+//!   the environment before the store is read.
+//! - `GET /_ui/api/config/schema` -> `{fields: [{name, type, default,
+//!   description, reload, secret, editable, values?}]}`.
+//! - `GET /_ui/api/config/history?limit=N` -> `{entries, count}`, newest first
+//!   (only the last 1000 entries are kept).
+//!
+//! At start (full mode) [`overlay_stored`] lays the stored values over the
+//! environment's, logging each environment value the store overrides. Other
+//! replicas see a change within [`SYNC_INTERVAL`] ([`spawn_sync`]).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{FromRequestParts, Query, State};
+use axum::http::request::Parts;
+use axum::routing::get;
+use axum::{Json, Router};
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+use tokio_util::sync::CancellationToken;
+
+use super::extract::Admin;
+use super::json::UiJson;
+use crate::config::runtime::FieldError;
+use crate::config::value::FieldKind;
+use crate::config::{Reload, RuntimeConfig, FIELDS};
+use crate::error::GatewayError;
+use crate::sso::settings as sso_keys;
+use crate::state::AppState;
+use crate::store::clock::rfc3339;
+use crate::store::config::{ConfigChange, ConfigValue, HISTORY_LIMIT, MASK};
+use crate::store::{Store, StoreError};
+
+/// How often each replica looks for configuration changes made elsewhere.
+pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
+
+/// Fields the API does not change (see the module doc).
+const ENVIRONMENT_ONLY: &[&str] = &["server_host", "server_port"];
+
+/// The runtime configuration of the environment and defaults alone, without
+/// the stored overlay: what a field returns to when its stored value is
+/// removed. Put in the request extensions by `serve`.
+#[derive(Debug, Clone)]
+pub struct EnvRuntime(pub Arc<RuntimeConfig>);
+
+impl FromRequestParts<AppState> for EnvRuntime {
+    type Rejection = GatewayError;
+    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, GatewayError> {
+        Ok(parts
+            .extensions
+            .get::<EnvRuntime>()
+            .cloned()
+            // Without the layer (an embedding that skipped it) the start-up
+            // configuration stands in.
+            .unwrap_or_else(|| EnvRuntime(Arc::new(app.config().runtime.clone()))))
+    }
+}
+
+/// The configuration routes (relative to `/_ui/api`).
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/config", get(get_config).put(put_config))
+        .route("/config/schema", get(schema))
+        .route("/config/history", get(history))
+}
+
+fn is_sso_key(name: &str) -> bool {
+    sso_keys::key(name).is_some()
+}
+
+/// `env` overlaid with the stored runtime values; unusable stored values are
+/// skipped with a warning (they are reported, never fatal). Returns the
+/// result and the names of the fields the store set.
+fn overlay(env: &RuntimeConfig, stored: &[(String, ConfigValue)]) -> (RuntimeConfig, Vec<String>) {
+    let mut runtime = env.clone();
+    let mut set = Vec::new();
+    for (key, value) in stored {
+        if is_sso_key(key) || ENVIRONMENT_ONLY.contains(&key.as_str()) {
+            continue;
+        }
+        match runtime.set(key, value.expose()) {
+            Ok(()) => set.push(key.clone()),
+            Err(FieldError::Unknown) => {
+                tracing::warn!(field = %key, "stored configuration field is unknown to this version; ignored")
+            }
+            Err(FieldError::Invalid(problem)) => {
+                tracing::warn!(field = %key, %problem, "stored configuration value is invalid; ignored")
+            }
+        }
+    }
+    (runtime, set)
+}
+
+async fn stored_values(store: &Store) -> Result<Vec<(String, ConfigValue)>, StoreError> {
+    Ok(store
+        .config()
+        .list()
+        .await?
+        .into_iter()
+        .map(|e| (e.key, e.value))
+        .collect())
+}
+
+/// Start-up overlay (full mode): lay the stored values over `runtime` (the
+/// environment's), logging each one that overrides a value the environment
+/// set.
+pub async fn overlay_stored(store: &Store, runtime: &mut RuntimeConfig) -> Result<(), StoreError> {
+    let stored = stored_values(store).await?;
+    let defaults = RuntimeConfig::default();
+    let (merged, set) = overlay(runtime, &stored);
+    for name in &set {
+        let env_value = runtime.get(name);
+        if env_value != defaults.get(name) && env_value != merged.get(name) {
+            tracing::info!(
+                field = %name,
+                variable = %name.to_ascii_uppercase(),
+                "the stored configuration overrides the environment value"
+            );
+        }
+    }
+    if !set.is_empty() {
+        tracing::info!(fields = ?set, "runtime configuration: stored values applied");
+    }
+    *runtime = merged;
+    Ok(())
+}
+
+/// `live` with its hot fields taken from `target` (restart fields keep their
+/// running values).
+fn with_hot_fields(live: &RuntimeConfig, target: &RuntimeConfig) -> RuntimeConfig {
+    let mut next = live.clone();
+    for field in FIELDS.iter().filter(|f| f.reload == Reload::Hot) {
+        if let Some(text) = target.get(field.name) {
+            // Both values passed the same validation: this cannot fail.
+            let _ = next.set(field.name, &text);
+        }
+    }
+    next
+}
+
+/// Apply the stored hot values to the live configuration when they differ.
+async fn sync_once(app: &AppState, env: &RuntimeConfig) -> Result<(), StoreError> {
+    let Ok(store) = app.store() else {
+        return Ok(());
+    };
+    let stored = stored_values(store).await?;
+    let (target, _) = overlay(env, &stored);
+    let live = app.runtime();
+    let next = with_hot_fields(&live, &target);
+    if next != *live {
+        tracing::info!("runtime configuration changed in the store: hot fields applied");
+        app.set_runtime(next);
+    }
+    Ok(())
+}
+
+/// Follow changes made on other replicas: every [`SYNC_INTERVAL`] the newest
+/// history id is read (one small query); when it moved, the stored values are
+/// loaded and the hot fields applied.
+pub fn spawn_sync(
+    app: AppState,
+    env: Arc<RuntimeConfig>,
+    stop: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut last_seen: Option<i64> = None;
+        let mut ticker = tokio::time::interval(SYNC_INTERVAL);
+        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                _ = stop.cancelled() => return,
+                _ = ticker.tick() => {}
+            }
+            let Ok(store) = app.store() else { return };
+            let newest = match store.config().history(1).await {
+                Ok(entries) => entries.first().map(|e| e.id),
+                Err(e) => {
+                    tracing::warn!(error = %e, "configuration sync: cannot read the history");
+                    continue;
+                }
+            };
+            if newest == last_seen {
+                continue;
+            }
+            match sync_once(&app, &env).await {
+                Ok(()) => last_seen = newest,
+                Err(e) => tracing::warn!(error = %e, "configuration sync failed"),
+            }
+        }
+    })
+}
+
+/// Where a runtime value comes from.
+fn source(name: &str, env: &RuntimeConfig, stored: bool) -> &'static str {
+    if stored {
+        "database"
+    } else if env.get(name) != RuntimeConfig::default().get(name) {
+        "environment"
+    } else {
+        "default"
+    }
+}
+
+/// `GET /_ui/api/config`.
+async fn get_config(
+    State(app): State<AppState>,
+    _admin: Admin,
+    EnvRuntime(env): EnvRuntime,
+) -> Result<Json<Value>, GatewayError> {
+    let store = app.store()?;
+    let stored: BTreeMap<String, ConfigValue> = stored_values(store).await?.into_iter().collect();
+    let (configured, _) = overlay(&env, &stored.clone().into_iter().collect::<Vec<_>>());
+    let live = app.runtime();
+    let mut values = Map::new();
+    let mut sources = Map::new();
+    let mut pending = Map::new();
+    for field in FIELDS {
+        let value = configured.get(field.name).unwrap_or_default();
+        let is_stored = stored.contains_key(field.name) && !ENVIRONMENT_ONLY.contains(&field.name);
+        sources.insert(
+            field.name.into(),
+            source(field.name, &env, is_stored).into(),
+        );
+        let running = live.get(field.name).unwrap_or_default();
+        if field.reload == Reload::Restart && running != value {
+            pending.insert(
+                field.name.into(),
+                json!({"configured": value, "running": running}),
+            );
+        }
+        values.insert(field.name.into(), value.into());
+    }
+    for key in sso_keys::KEYS {
+        let shown = match stored.get(key.name) {
+            Some(v) if v.expose().is_empty() => Value::Null,
+            Some(v) if key.secret || v.is_secret() => MASK.into(),
+            Some(v) => v.expose().into(),
+            None => Value::Null,
+        };
+        let origin = if stored.contains_key(key.name) {
+            "database"
+        } else {
+            "default"
+        };
+        sources.insert(key.name.into(), origin.into());
+        values.insert(key.name.into(), shown);
+    }
+    let sso_enabled = sso_keys::SsoSettings::from_values(
+        stored.get(sso_keys::ISSUER_URL).map(ConfigValue::expose),
+        stored.get(sso_keys::CLIENT_ID).map(ConfigValue::expose),
+        stored.get(sso_keys::CLIENT_SECRET).map(ConfigValue::expose),
+    )
+    .is_some();
+    Ok(Json(json!({
+        "values": values,
+        "sources": sources,
+        "pending_restart": pending,
+        "sso_enabled": sso_enabled,
+    })))
+}
+
+/// One validated change of a PUT.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Planned {
+    key: String,
+    /// The text to store; `None` removes the stored value.
+    value: Option<String>,
+    secret: bool,
+}
+
+/// Validate a PUT body: the changes to store, or every problem found (one
+/// per field, values never echoed).
+fn plan(
+    body: &Map<String, Value>,
+    configured: &RuntimeConfig,
+) -> Result<Vec<Planned>, Vec<String>> {
+    let mut problems = Vec::new();
+    let mut planned = Vec::new();
+    let mut candidate = configured.clone();
+    for (name, raw) in body {
+        let text = match raw {
+            Value::Null => None,
+            Value::String(s) => Some(s.clone()),
+            Value::Bool(b) => Some(b.to_string()),
+            Value::Number(n) => Some(n.to_string()),
+            Value::Array(_) | Value::Object(_) => {
+                problems.push(format!(
+                    "{name}: expected a string, number, boolean or null"
+                ));
+                continue;
+            }
+        };
+        if let Some(key) = sso_keys::key(name) {
+            match text {
+                // The mask sent back unchanged: keep the stored secret.
+                Some(t) if key.secret && t == MASK => {}
+                Some(t) => match sso_keys::validate(name, &t) {
+                    Ok(v) if v.is_empty() => planned.push(Planned {
+                        key: name.clone(),
+                        value: None,
+                        secret: key.secret,
+                    }),
+                    Ok(v) => planned.push(Planned {
+                        key: name.clone(),
+                        value: Some(v),
+                        secret: key.secret,
+                    }),
+                    Err(e) => problems.push(format!("{name}: {e}")),
+                },
+                None => planned.push(Planned {
+                    key: name.clone(),
+                    value: None,
+                    secret: key.secret,
+                }),
+            }
+            continue;
+        }
+        if ENVIRONMENT_ONLY.contains(&name.as_str()) {
+            problems.push(format!(
+                "{name}: set by the environment variable {} only (the listener is bound before the stored configuration is read)",
+                name.to_ascii_uppercase()
+            ));
+            continue;
+        }
+        match text {
+            None => {
+                if FIELDS.iter().any(|f| f.name == name) {
+                    planned.push(Planned {
+                        key: name.clone(),
+                        value: None,
+                        secret: false,
+                    });
+                } else {
+                    problems.push(format!("{name}: unknown configuration field"));
+                }
+            }
+            Some(t) => match candidate.set(name, &t) {
+                Ok(()) => planned.push(Planned {
+                    key: name.clone(),
+                    // The canonical form (`30` is stored as `30s`).
+                    value: candidate.get(name),
+                    secret: false,
+                }),
+                Err(e) => problems.push(format!("{name}: {e}")),
+            },
+        }
+    }
+    if problems.is_empty() {
+        Ok(planned)
+    } else {
+        Err(problems)
+    }
+}
+
+/// `PUT /_ui/api/config`.
+async fn put_config(
+    State(app): State<AppState>,
+    admin: Admin,
+    EnvRuntime(env): EnvRuntime,
+    UiJson(body): UiJson<Map<String, Value>>,
+) -> Result<Json<Value>, GatewayError> {
+    let store = app.store()?;
+    let before: BTreeMap<String, ConfigValue> = stored_values(store).await?.into_iter().collect();
+    let before_list: Vec<(String, ConfigValue)> = before.clone().into_iter().collect();
+    let (configured, _) = overlay(&env, &before_list);
+    let planned = plan(&body, &configured).map_err(|problems| {
+        GatewayError::Validation(format!("invalid configuration: {}", problems.join("; ")))
+    })?;
+
+    let changes: Vec<ConfigChange<'_>> = planned
+        .iter()
+        .map(|p| ConfigChange {
+            key: &p.key,
+            value: p.value.as_deref(),
+            secret: p.secret,
+        })
+        .collect();
+    store
+        .config()
+        .set_many(&changes, Some(admin.user.id))
+        .await?;
+
+    let changed: Vec<&str> = planned
+        .iter()
+        .filter(|p| before.get(&p.key).map(ConfigValue::expose) != p.value.as_deref())
+        .map(|p| p.key.as_str())
+        .collect();
+
+    // Apply the hot fields now, from what is stored after the write.
+    let after = stored_values(store).await?;
+    let (target, _) = overlay(&env, &after);
+    let live = app.runtime();
+    let next = with_hot_fields(&live, &target);
+    let mut applied = Vec::new();
+    let mut pending = Vec::new();
+    for p in &planned {
+        let Some(field) = FIELDS.iter().find(|f| f.name == p.key) else {
+            continue;
+        };
+        match field.reload {
+            Reload::Hot if live.get(field.name) != next.get(field.name) => applied.push(field.name),
+            Reload::Restart if target.get(field.name) != live.get(field.name) => {
+                pending.push(field.name)
+            }
+            _ => {}
+        }
+    }
+    if next != *live {
+        app.set_runtime(next);
+    }
+    tracing::info!(by = %admin.user.id, changed = ?changed, applied = ?applied, pending_restart = ?pending, "configuration updated");
+    Ok(Json(json!({
+        "ok": true,
+        "changed": changed,
+        "applied": applied,
+        "pending_restart": pending,
+    })))
+}
+
+fn kind_name(kind: FieldKind) -> &'static str {
+    kind.as_str()
+}
+
+/// `GET /_ui/api/config/schema`.
+async fn schema(_admin: Admin) -> Json<Value> {
+    let mut fields: Vec<Value> = FIELDS
+        .iter()
+        .map(|f| {
+            let mut row = json!({
+                "name": f.name,
+                "type": kind_name(f.kind),
+                "default": f.default_text(),
+                "description": f.description,
+                "reload": f.reload.as_str(),
+                "secret": false,
+                "editable": !ENVIRONMENT_ONLY.contains(&f.name),
+            });
+            if let FieldKind::Enum(values) = f.kind {
+                row["values"] = json!(values);
+            }
+            row
+        })
+        .collect();
+    for key in sso_keys::KEYS {
+        fields.push(json!({
+            "name": key.name,
+            "type": if key.name == sso_keys::ISSUER_URL { "url" } else { "string" },
+            "default": Value::Null,
+            "description": key.description,
+            "reload": Reload::Hot.as_str(),
+            "secret": key.secret,
+            "editable": true,
+        }));
+    }
+    Json(json!({ "fields": fields }))
+}
+
+#[derive(Debug, Deserialize)]
+struct HistoryQuery {
+    limit: Option<i64>,
+}
+
+/// `GET /_ui/api/config/history`.
+async fn history(
+    State(app): State<AppState>,
+    _admin: Admin,
+    Query(q): Query<HistoryQuery>,
+) -> Result<Json<Value>, GatewayError> {
+    let limit = q.limit.unwrap_or(HISTORY_LIMIT);
+    if !(1..=HISTORY_LIMIT).contains(&limit) {
+        return Err(GatewayError::validation(format!(
+            "limit: expected 1 to {HISTORY_LIMIT}"
+        )));
+    }
+    let entries = app.store()?.config().history(limit).await?;
+    let list: Vec<Value> = entries
+        .iter()
+        .map(|e| {
+            let shown = |v: &Option<String>| match v {
+                Some(_) if e.secret => Value::from(MASK),
+                Some(v) => Value::from(v.as_str()),
+                None => Value::Null,
+            };
+            json!({
+                "id": e.id,
+                "key": e.key,
+                "old_value": shown(&e.old_value),
+                "new_value": shown(&e.new_value),
+                "secret": e.secret,
+                "changed_by": e.changed_by,
+                "changed_by_email": e.changed_by_email,
+                "changed_at": rfc3339(e.changed_at),
+            })
+        })
+        .collect();
+    Ok(Json(json!({"count": list.len(), "entries": list})))
+}
+
+#[cfg(test)]
+#[path = "config_tests.rs"]
+mod tests;
