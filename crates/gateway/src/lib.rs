@@ -46,7 +46,7 @@ use models::{ModelCache, ModelFetcher};
 /// model list is loaded. After `shutdown`, open requests and streams may run
 /// for `shutdown_grace`; connections still open then are cut.
 pub async fn serve(
-    config: Config,
+    mut config: Config,
     listener: tokio::net::TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
@@ -57,6 +57,27 @@ pub async fn serve(
             shutdown.await;
             stop.cancel();
         });
+    }
+
+    // Full deployment: the store (created on first run, migrated, its
+    // encryption key checked); a failure stops the start with the reason.
+    let store = match config.mode {
+        GatewayMode::Full => Some(
+            store::Store::open(&config)
+                .await
+                .context("opening the store")?,
+        ),
+        GatewayMode::Proxy => None,
+    };
+
+    // The runtime values of the environment alone (what a field returns to
+    // when its stored value is removed), then the stored values over them,
+    // so restart fields stored by an admin apply from this start on.
+    let env_runtime = std::sync::Arc::new(config.runtime.clone());
+    if let Some(store) = &store {
+        ui_api::config::overlay_stored(store, &mut config.runtime)
+            .await
+            .context("reading the stored configuration")?;
     }
 
     let http = state::build_http_client(&config.runtime).context("building the HTTP client")?;
@@ -75,17 +96,6 @@ pub async fn serve(
         }
     };
     warn_about_region(&config);
-
-    // Full deployment: the store (created on first run, migrated, its
-    // encryption key checked); a failure stops the start with the reason.
-    let store = match config.mode {
-        GatewayMode::Full => Some(
-            store::Store::open(&config)
-                .await
-                .context("opening the store")?,
-        ),
-        GatewayMode::Proxy => None,
-    };
 
     let models = ModelCache::with_fallback();
     let background = CancellationToken::new();
@@ -118,8 +128,14 @@ pub async fn serve(
             state.clone(),
             background.clone(),
         ));
+        tasks.push(ui_api::config::spawn_sync(
+            state.clone(),
+            env_runtime.clone(),
+            background.clone(),
+        ));
     }
-    let app = server::router(state.clone());
+    let app = server::router(state.clone())
+        .layer(axum::Extension(ui_api::config::EnvRuntime(env_runtime)));
     let addr = listener
         .local_addr()
         .context("reading the listen address")?;
