@@ -83,6 +83,8 @@
 //! `thinking`, `status`, and `extra`, `finish=length`, `error_after`,
 //! `disconnect_after`, `delay`, `header_delay`, `times`, ...). Streams are
 //! counted per vendor ([`SimHandle::vendor_stream_stats`]).
+//! [`SimConfig::accept_any_token`] also makes the vendors accept any
+//! non-empty credential (their required headers are still checked).
 //!
 //! # Cost
 //!

@@ -14,7 +14,8 @@
 //!   [`crate::completions_vendor`] with this vendor's checks ([`authorize`]):
 //!   `Authorization: Bearer <a current exchanged token>` (401 when expired or
 //!   unknown, so the client exchanges again) and the `Copilot-Integration-Id`
-//!   and `Editor-Version` headers (400 when missing).
+//!   and `Editor-Version` headers (400 when missing); a request with an
+//!   image also needs `Copilot-Vision-Request: true` (400 otherwise).
 
 pub mod models;
 pub mod tokens;
@@ -156,4 +157,15 @@ pub(crate) fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), Open
         }
     }
     Ok(())
+}
+
+/// An image request needs `Copilot-Vision-Request: true`.
+pub(crate) fn require_vision_header(headers: &HeaderMap) -> Result<(), OpenAiError> {
+    match header_str(headers, "Copilot-Vision-Request") {
+        Some(v) if v.eq_ignore_ascii_case("true") => Ok(()),
+        _ => Err(OpenAiError::invalid_request(
+            "missing required Copilot-Vision-Request header for vision requests",
+        )
+        .code("missing_header")),
+    }
 }

@@ -163,6 +163,11 @@ async fn chat(
         Ok(v) => v,
         Err(e) => return e.into_response(),
     };
+    if ctx.flavor == Flavor::Assistant && view.images {
+        if let Err(e) = assistant_vendor::require_vision_header(&headers) {
+            return e.into_response();
+        }
+    }
     let vendors = &ctx.shared.vendors;
     if vendors.settings().strict_models && !model_known(ctx.flavor, view.model) {
         return OpenAiError::model_not_found(view.model).into_response();

@@ -18,6 +18,8 @@ pub struct ChatView<'a> {
     pub stream: bool,
     /// `stream_options.include_usage` is true.
     pub include_usage: bool,
+    /// Some message has an `image_url` part.
+    pub images: bool,
     pub info: RequestInfo<'a>,
 }
 
@@ -107,6 +109,7 @@ pub fn validate(json: Option<&Value>, body_len: usize) -> Check<ChatView<'_>> {
             Some(other) => return Err(wrong_type("messages", "an array of objects", other)),
         };
     let mut user_text = None;
+    let images = messages.iter().any(has_image);
     for (i, m) in messages.iter().enumerate() {
         let text = message(i, m)?;
         if let Some(t) = text {
@@ -119,6 +122,7 @@ pub fn validate(json: Option<&Value>, body_len: usize) -> Check<ChatView<'_>> {
         model,
         stream,
         include_usage,
+        images,
         info: RequestInfo {
             model,
             user_text: user_text.unwrap_or_default(),
@@ -127,6 +131,16 @@ pub fn validate(json: Option<&Value>, body_len: usize) -> Check<ChatView<'_>> {
             cache_control: has_cache_control(value),
         },
     })
+}
+
+fn has_image(m: &Value) -> bool {
+    m.get("content")
+        .and_then(Value::as_array)
+        .is_some_and(|parts| {
+            parts
+                .iter()
+                .any(|p| p.get("type").and_then(Value::as_str) == Some("image_url"))
+        })
 }
 
 /// Check one message; the text of a user message.

@@ -64,13 +64,10 @@ fn roles_and_content() {
         {"type": "text", "text": "a"},
         {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA=="}},
         {"type": "text", "text": "b"}]}]);
-    assert_eq!(
-        check(with(base(), "messages", parts))
-            .unwrap()
-            .info
-            .user_text,
-        "a\nb"
-    );
+    let view = check(with(base(), "messages", parts)).unwrap();
+    assert_eq!(view.info.user_text, "a\nb");
+    assert!(view.images);
+    assert!(!check(base()).unwrap().images);
 }
 
 #[test]

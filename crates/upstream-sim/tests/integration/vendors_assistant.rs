@@ -266,3 +266,33 @@ async fn models_with_capabilities() {
     assert_eq!(sonnet["capabilities"]["supports"]["streaming"], true);
     assert!(sonnet["capabilities"]["limits"]["max_context_window_tokens"].is_u64());
 }
+
+#[tokio::test]
+async fn image_requests_need_the_vision_header() {
+    let sim = sim().await;
+    let issued = sim.issue_assistant_vendor_token();
+    let api = sim.assistant_vendor_api_url();
+    let body = serde_json::json!({"model": "gpt-4o", "messages": [{"role": "user", "content": [
+        {"type": "text", "text": "what is this?"},
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}]});
+    let (status, _, err) = json_of(
+        chat_request(&api, &issued.token, &body)
+            .send()
+            .await
+            .unwrap(),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(err["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Copilot-Vision-Request"));
+    let resp = chat_request(&api, &issued.token, &body)
+        .header("Copilot-Vision-Request", "true")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    // The completions vendor has no such rule.
+    assert_eq!(post_completions(&sim, &body).await.status(), 200);
+}
