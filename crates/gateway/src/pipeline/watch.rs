@@ -6,11 +6,13 @@
 //!   reason or `message_stop` completes the answer; `error` is an error; every
 //!   other event (deltas, `ping`, unknown ones) is not parsed at all.
 //! - Chat-completions format: each chunk is read for `choices[].finish_reason`,
-//!   `usage` and `error` only (everything else is skipped by serde); `[DONE]`
+//!   whether its delta is empty (values borrowed raw, not decoded), `usage`
+//!   and `error` only; everything else is skipped by serde. `[DONE]`
 //!   completes it. The usage chunk (`choices: []` with `usage`) is marked for
 //!   dropping when the client did not ask for usage.
 
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::Value;
 use translate::{StreamError, Usage};
 use wire::sse::SseEvent;
@@ -22,7 +24,8 @@ pub struct Seen {
     pub drop: bool,
     /// The provider reported an error (the event itself is still forwarded).
     pub error: Option<StreamError>,
-    /// The event carries content or ends the answer (not just `message_start` or `ping`).
+    /// The event carries content or ends the answer (not `message_start`,
+    /// `content_block_start` or `ping`).
     pub substantive: bool,
 }
 
@@ -136,7 +139,8 @@ impl AnthropicWatch {
                     }
                 }
             }
-            Some("ping") => {}
+            // Openings only: the first delta tells whether the answer really started.
+            Some("ping" | "content_block_start") => {}
             Some("message_delta") => {
                 seen.substantive = true;
                 if let Ok(delta) = serde_json::from_str::<DeltaEvent>(&ev.data) {
@@ -179,11 +183,12 @@ fn usage_of(u: &wire::anthropic::StreamUsage) -> Usage {
     }
 }
 
-/// The parts of a chunk the relay looks at.
+/// The parts of a chunk the relay looks at; delta values are borrowed raw
+/// (only whether they are empty matters).
 #[derive(Deserialize)]
-struct LightChunk {
-    #[serde(default)]
-    choices: Option<Vec<LightChoice>>,
+struct LightChunk<'a> {
+    #[serde(default, borrow)]
+    choices: Option<Vec<LightChoice<'a>>>,
     #[serde(default)]
     usage: Option<wire::openai::CompletionUsage>,
     #[serde(default)]
@@ -191,9 +196,39 @@ struct LightChunk {
 }
 
 #[derive(Deserialize)]
-struct LightChoice {
+struct LightChoice<'a> {
     #[serde(default)]
     finish_reason: Option<String>,
+    #[serde(default, borrow)]
+    delta: Option<LightDelta<'a>>,
+}
+
+#[derive(Deserialize)]
+struct LightDelta<'a> {
+    #[serde(default, borrow)]
+    content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    reasoning_content: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    reasoning: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    refusal: Option<&'a RawValue>,
+    #[serde(default, borrow)]
+    tool_calls: Option<&'a RawValue>,
+}
+
+impl LightDelta<'_> {
+    /// Any content at all (the role-only opening chunk has none).
+    fn has_content(&self) -> bool {
+        let filled = |v: &Option<&RawValue>| {
+            v.is_some_and(|raw| !matches!(raw.get().trim(), "" | "null" | "\"\"" | "[]"))
+        };
+        filled(&self.content)
+            || filled(&self.reasoning_content)
+            || filled(&self.reasoning)
+            || filled(&self.refusal)
+            || filled(&self.tool_calls)
+    }
 }
 
 impl OpenAiWatch {
@@ -205,6 +240,10 @@ impl OpenAiWatch {
         let data = ev.data.trim();
         if data == "[DONE]" {
             self.done = true;
+            return seen;
+        }
+        if data.is_empty() {
+            seen.substantive = false;
             return seen;
         }
         if ev.event.as_deref() == Some("error") {
@@ -223,12 +262,17 @@ impl OpenAiWatch {
             return seen;
         }
         let choices = chunk.choices.unwrap_or_default();
-        if choices
+        let finish = choices
             .iter()
-            .any(|c| c.finish_reason.as_deref().is_some_and(|r| !r.is_empty()))
-        {
+            .any(|c| c.finish_reason.as_deref().is_some_and(|r| !r.is_empty()));
+        if finish {
             self.finished = true;
         }
+        // A chunk with only the role (or only usage) has not started the answer.
+        seen.substantive = finish
+            || choices
+                .iter()
+                .any(|c| c.delta.as_ref().is_some_and(LightDelta::has_content));
         if let Some(u) = &chunk.usage {
             let cached = u.prompt_tokens_details.and_then(|d| d.cached_tokens);
             self.usage.merge(&Usage {
@@ -343,6 +387,11 @@ mod tests {
         let usage_chunk = r#"{"id":"c","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":4,"total_tokens":14,"prompt_tokens_details":{"cached_tokens":6}}}"#;
         let mut keep = Watch::openai(false);
         let mut strip = Watch::openai(true);
+        let role = r#"{"choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}"#;
+        assert!(
+            !keep.observe(&ev(None, role)).substantive,
+            "a role-only chunk starts nothing"
+        );
         for w in [&mut keep, &mut strip] {
             w.observe(&ev(
                 None,

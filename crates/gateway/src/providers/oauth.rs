@@ -2,7 +2,9 @@
 //! access token used as a bearer, refreshed with its refresh token.
 //!
 //! - A token is refreshed when less than `refresh_ahead` (300 s) of its life
-//!   is left, and after the vendor rejects it (401).
+//!   is left (half its life for a token issued for less than twice that, so
+//!   a short-lived token is not refreshed again right away), and after the
+//!   vendor rejects it (401).
 //! - One refresh at a time (single flight): callers that find a refresh under
 //!   way wait for it and take its result, so 50 concurrent requests with an
 //!   expiring token cause one refresh. The `generation` counter tells a waiter
@@ -54,6 +56,8 @@ struct State {
     access: Secret,
     refresh: Option<Secret>,
     expires_at: Option<SystemTime>,
+    /// Refresh when less than this is left.
+    margin: Duration,
     /// Incremented by every successful refresh.
     generation: u64,
     /// The token file has been read (it is read once, lazily).
@@ -101,6 +105,7 @@ impl OAuthSession {
             .as_ref()
             .map(|r| hex_sha256(r.expose()))
             .unwrap_or_default();
+        let margin = settings.refresh_ahead;
         OAuthSession {
             http,
             settings,
@@ -110,6 +115,7 @@ impl OAuthSession {
                 access,
                 refresh,
                 expires_at: None,
+                margin,
                 generation: 0,
                 loaded: false,
             }),
@@ -138,7 +144,7 @@ impl OAuthSession {
         let now = SystemTime::now();
         let (seen, usable) = {
             let s = self.state();
-            let usable = s.loaded && !self.needs_refresh(&s, now);
+            let usable = s.loaded && !needs_refresh(&s, now);
             (s.generation, usable)
         };
         if usable || !self.can_refresh() {
@@ -151,7 +157,7 @@ impl OAuthSession {
             let s = self.state();
             // Another caller refreshed while this one waited: take its token.
             let replaced = s.generation != seen && s.expires_at.is_none_or(|e| now < e);
-            if replaced || !self.needs_refresh(&s, now) {
+            if replaced || !needs_refresh(&s, now) {
                 return Ok(bearer_of(&s));
             }
         }
@@ -192,10 +198,6 @@ impl OAuthSession {
         bearer_of(&self.state())
     }
 
-    fn needs_refresh(&self, s: &State, now: SystemTime) -> bool {
-        s.expires_at
-            .is_some_and(|at| now + self.settings.refresh_ahead >= at)
-    }
 
     /// Read the stored pair once (under the refresh lock).
     async fn load_stored(&self) {
@@ -228,6 +230,9 @@ impl OAuthSession {
                 .get("expires_at")
                 .and_then(Value::as_u64)
                 .map(|secs| UNIX_EPOCH + Duration::from_secs(secs));
+            if let Some(secs) = entry.get("margin_secs").and_then(Value::as_u64) {
+                s.margin = Duration::from_secs(secs);
+            }
             tracing::info!("using the stored (rotated) messages_vendor OAuth tokens");
         }
     }
@@ -296,6 +301,7 @@ impl OAuthSession {
                 s.refresh = Some(Secret::new(r));
             }
             s.expires_at = Some(expires_at);
+            s.margin = margin_for(self.settings.refresh_ahead, expires_in);
             s.generation += 1;
             let unix = expires_at
                 .duration_since(UNIX_EPOCH)
@@ -305,6 +311,7 @@ impl OAuthSession {
                 "access_token": s.access.expose(),
                 "refresh_token": s.refresh.as_ref().map(Secret::expose),
                 "expires_at": unix,
+                "margin_secs": s.margin.as_secs(),
             });
             (s.generation, stored)
         };
@@ -325,6 +332,15 @@ impl OAuthSession {
         }
         Ok(())
     }
+}
+
+fn needs_refresh(s: &State, now: SystemTime) -> bool {
+    s.expires_at.is_some_and(|at| now + s.margin >= at)
+}
+
+/// The refresh margin of a token issued for `expires_in` seconds.
+fn margin_for(refresh_ahead: Duration, expires_in: u64) -> Duration {
+    refresh_ahead.min(Duration::from_secs(expires_in) / 2)
 }
 
 fn bearer_of(s: &State) -> Bearer {

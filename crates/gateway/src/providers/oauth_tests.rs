@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use super::*;
 
 /// A token endpoint counting refreshes; `refuse` answers 400 invalid_grant.
-async fn token_server(refuse: bool) -> (String, Arc<AtomicU32>) {
+async fn token_server(refuse: bool, expires_in: u64) -> (String, Arc<AtomicU32>) {
     let count = Arc::new(AtomicU32::new(0));
     let seen = count.clone();
     let app = Router::new().route(
@@ -33,7 +33,7 @@ async fn token_server(refuse: bool) -> (String, Arc<AtomicU32>) {
                     Json(json!({
                         "access_token": format!("at-{n}"),
                         "refresh_token": format!("rt-{n}"),
-                        "expires_in": 3600,
+                        "expires_in": expires_in,
                         "token_type": "Bearer",
                     })),
                 )
@@ -64,7 +64,7 @@ fn temp_file() -> (std::path::PathBuf, TokenFile) {
 
 #[tokio::test]
 async fn fifty_concurrent_requests_with_an_expiring_token_refresh_once() {
-    let (url, count) = token_server(false).await;
+    let (url, count) = token_server(false, 3600).await;
     let session = Arc::new(
         OAuthSession::new(
             reqwest::Client::new(),
@@ -95,7 +95,7 @@ async fn fifty_concurrent_requests_with_an_expiring_token_refresh_once() {
 
 #[tokio::test]
 async fn an_unknown_expiry_is_used_until_rejected_and_rejections_refresh_once() {
-    let (url, count) = token_server(false).await;
+    let (url, count) = token_server(false, 3600).await;
     let session = OAuthSession::new(
         reqwest::Client::new(),
         settings(url),
@@ -119,7 +119,7 @@ async fn an_unknown_expiry_is_used_until_rejected_and_rejections_refresh_once() 
 
 #[tokio::test]
 async fn rotated_tokens_survive_a_restart_for_the_same_configured_token() {
-    let (url, count) = token_server(false).await;
+    let (url, count) = token_server(false, 3600).await;
     let (dir, file) = temp_file();
     let make = |refresh: &str| {
         OAuthSession::new(
@@ -154,7 +154,7 @@ async fn rotated_tokens_survive_a_restart_for_the_same_configured_token() {
 
 #[tokio::test]
 async fn a_refused_refresh_says_what_to_configure() {
-    let (url, _) = token_server(true).await;
+    let (url, _) = token_server(true, 3600).await;
     let session = OAuthSession::new(
         reqwest::Client::new(),
         settings(url),
@@ -182,4 +182,21 @@ async fn a_refused_refresh_says_what_to_configure() {
     );
     assert!(no_refresh.rejected(0).await.is_err());
     assert_eq!(no_refresh.bearer().await.unwrap().token.expose(), "at-0");
+}
+
+#[tokio::test]
+async fn a_short_lived_token_is_refreshed_at_half_its_life_not_at_once() {
+    let (url, count) = token_server(false, 200).await;
+    let session = OAuthSession::new(
+        reqwest::Client::new(),
+        settings(url),
+        Secret::new("at-0"),
+        Some(Secret::new("rt-0")),
+        None,
+    )
+    .with_expires_at(SystemTime::UNIX_EPOCH);
+    assert_eq!(session.bearer().await.unwrap().token.expose(), "at-1");
+    // 200 s of life is within the 300 s margin, but it was just issued.
+    assert_eq!(session.bearer().await.unwrap().token.expose(), "at-1");
+    assert_eq!(count.load(Ordering::SeqCst), 1);
 }
