@@ -1,12 +1,13 @@
 //! The conformance matrix through the gateway: each client format x each
-//! direct provider x streaming / whole x text, parallel tool calls, thinking,
-//! images and errors, against the simulator. One row of the table below is
-//! one test; a missing row is a visible gap (`docs/conformance.md` shows the
-//! same table).
+//! provider x streaming / whole x text, parallel tool calls, thinking, images
+//! and errors, against the simulator. One row of the table below is one test;
+//! a missing row is a visible gap (`docs/conformance.md` shows the same table,
+//! and `the_matrix_has_no_gap` counts the rows).
 //!
-//! Every cell names the provider explicitly (`messages_vendor/...`) and checks
-//! both ends: what the provider received (its own format, the model without
-//! prefix, the content carried over) and what the client got back.
+//! Every cell names the provider explicitly (`messages_vendor/...`,
+//! `primary/...`) and checks both ends: what the provider received (its own
+//! format, the model without prefix, the content carried over) and what the
+//! client got back.
 
 use serde_json::Value;
 use upstream_sim::Vendor;
@@ -14,6 +15,28 @@ use upstream_sim::Vendor;
 use super::relay_support::{
     body, image_content, native, only_chat, start, tools, Answer, Client, PNG_1X1,
 };
+
+/// The providers of the matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Provider {
+    Primary,
+    Messages,
+    Completions,
+    Assistant,
+    Custom,
+}
+
+impl Provider {
+    fn vendor(self) -> Option<Vendor> {
+        match self {
+            Provider::Primary => None,
+            Provider::Messages => Some(Vendor::Messages),
+            Provider::Completions => Some(Vendor::Completions),
+            Provider::Assistant => Some(Vendor::Assistant),
+            Provider::Custom => Some(Vendor::Custom),
+        }
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Case {
@@ -29,7 +52,7 @@ macro_rules! matrix {
         $(
             #[tokio::test]
             async fn $name() {
-                cell(Client::$client, Vendor::$vendor, $stream, Case::$case).await;
+                cell(Client::$client, Provider::$vendor, $stream, Case::$case).await;
             }
         )*
     };
@@ -37,6 +60,16 @@ macro_rules! matrix {
 
 // client format, provider, streaming, case
 matrix! {
+    openai_to_primary_stream_text: OpenAi, Primary, true, Text;
+    openai_to_primary_stream_tools: OpenAi, Primary, true, Tools;
+    openai_to_primary_stream_thinking: OpenAi, Primary, true, Thinking;
+    openai_to_primary_stream_images: OpenAi, Primary, true, Images;
+    openai_to_primary_stream_errors: OpenAi, Primary, true, Errors;
+    openai_to_primary_whole_text: OpenAi, Primary, false, Text;
+    openai_to_primary_whole_tools: OpenAi, Primary, false, Tools;
+    openai_to_primary_whole_thinking: OpenAi, Primary, false, Thinking;
+    openai_to_primary_whole_images: OpenAi, Primary, false, Images;
+    openai_to_primary_whole_errors: OpenAi, Primary, false, Errors;
     openai_to_messages_vendor_stream_text: OpenAi, Messages, true, Text;
     openai_to_messages_vendor_stream_tools: OpenAi, Messages, true, Tools;
     openai_to_messages_vendor_stream_thinking: OpenAi, Messages, true, Thinking;
@@ -77,6 +110,16 @@ matrix! {
     openai_to_custom_whole_thinking: OpenAi, Custom, false, Thinking;
     openai_to_custom_whole_images: OpenAi, Custom, false, Images;
     openai_to_custom_whole_errors: OpenAi, Custom, false, Errors;
+    anthropic_to_primary_stream_text: Anthropic, Primary, true, Text;
+    anthropic_to_primary_stream_tools: Anthropic, Primary, true, Tools;
+    anthropic_to_primary_stream_thinking: Anthropic, Primary, true, Thinking;
+    anthropic_to_primary_stream_images: Anthropic, Primary, true, Images;
+    anthropic_to_primary_stream_errors: Anthropic, Primary, true, Errors;
+    anthropic_to_primary_whole_text: Anthropic, Primary, false, Text;
+    anthropic_to_primary_whole_tools: Anthropic, Primary, false, Tools;
+    anthropic_to_primary_whole_thinking: Anthropic, Primary, false, Thinking;
+    anthropic_to_primary_whole_images: Anthropic, Primary, false, Images;
+    anthropic_to_primary_whole_errors: Anthropic, Primary, false, Errors;
     anthropic_to_messages_vendor_stream_text: Anthropic, Messages, true, Text;
     anthropic_to_messages_vendor_stream_tools: Anthropic, Messages, true, Tools;
     anthropic_to_messages_vendor_stream_thinking: Anthropic, Messages, true, Thinking;
@@ -119,23 +162,52 @@ matrix! {
     anthropic_to_custom_whole_errors: Anthropic, Custom, false, Errors;
 }
 
-/// The model a cell asks for, and the name the provider must receive.
-fn model(vendor: Vendor) -> (String, &'static str) {
-    let upstream = match vendor {
-        Vendor::Messages => "claude-sonnet-4-5",
-        Vendor::Completions => "gpt-4o",
-        Vendor::Assistant => "gpt-4o",
-        Vendor::Custom => "llama3",
-    };
-    (format!("{}/{upstream}", vendor.id()), upstream)
+#[test]
+fn the_matrix_has_no_gap() {
+    let source = include_str!("relay_matrix.rs");
+    let rows = source
+        .lines()
+        .filter(|l| {
+            l.trim_start().starts_with("openai_to_") || l.trim_start().starts_with("anthropic_to_")
+        })
+        .count();
+    // 2 client formats x 5 providers x 2 modes x 5 cases.
+    assert_eq!(rows, 2 * 5 * 2 * 5);
+    let doc = include_str!("../../../../docs/conformance.md");
+    for line in source.lines().map(str::trim_start) {
+        if line.starts_with("openai_to_") || line.starts_with("anthropic_to_") {
+            let name = line.split(':').next().unwrap();
+            assert!(
+                doc.contains(&format!("`{name}`")),
+                "docs/conformance.md lacks {name}"
+            );
+        }
+    }
 }
 
-async fn cell(client: Client, vendor: Vendor, stream: bool, case: Case) {
-    let env = start(&[vendor], &[]).await;
-    let (model, upstream_model) = model(vendor);
+/// The model a cell asks for, and the name the provider must receive.
+fn model(provider: Provider) -> (String, &'static str) {
+    let (id, upstream) = match provider {
+        Provider::Primary => ("primary", "claude-sonnet-4.5"),
+        Provider::Messages => ("messages_vendor", "claude-sonnet-4-5"),
+        Provider::Completions => ("completions_vendor", "gpt-4o"),
+        Provider::Assistant => ("assistant_vendor", "gpt-4o"),
+        Provider::Custom => ("custom", "llama3"),
+    };
+    (format!("{id}/{upstream}"), upstream)
+}
+
+async fn cell(client: Client, provider: Provider, stream: bool, case: Case) {
+    let env = start(provider.vendor().as_slice(), &[]).await;
+    let (model, upstream_model) = model(provider);
+    // The primary simulator has no `interleave` (its calls never interleave).
+    let tools_line = match provider {
+        Provider::Primary => "Use both tools.\nsim: tools n=2 fragments=3",
+        _ => "Use both tools.\nsim: tools n=2 fragments=3 interleave=true",
+    };
     let text = match (case, stream) {
         (Case::Text, _) => "Hello relay: é ✓ 你好 — \"quoted\" \\ back\nsim: echo chunk=3",
-        (Case::Tools, _) => "Use both tools.\nsim: tools n=2 fragments=3 interleave=true",
+        (Case::Tools, _) => tools_line,
         (Case::Thinking, _) => "Think first.\nsim: thinking thinking_len=120 len=80 chunk=20",
         (Case::Images, _) => "Describe the image.\nsim: echo chunk=4",
         (Case::Errors, true) => "Go on.\nsim: text len=200 chunk=10 error_after=5",
@@ -167,6 +239,9 @@ async fn cell(client: Client, vendor: Vendor, stream: bool, case: Case) {
         return;
     }
     let answer = Answer::read(client, stream, resp).await;
+    let Some(vendor) = provider.vendor() else {
+        return check_primary(&env, client, stream, case, text, &answer);
+    };
 
     // What the provider received.
     let sent = only_chat(&env.sim, vendor);
@@ -275,6 +350,69 @@ async fn cell(client: Client, vendor: Vendor, stream: bool, case: Case) {
                 "the stream ends with an error event: {answer:?}"
             );
             assert!(!answer.clean_end, "never a clean end for a broken answer");
+        }
+    }
+}
+
+/// The `primary` row: the same client-side checks, and what the upstream got.
+fn check_primary(
+    env: &super::common::ProxyEnv,
+    client: Client,
+    stream: bool,
+    case: Case,
+    text: &str,
+    answer: &Answer,
+) {
+    let sent = env.chat_requests();
+    assert_eq!(sent.len(), 1, "one upstream call");
+    let current = &sent[0]["conversationState"]["currentMessage"]["userInputMessage"];
+    assert_eq!(current["modelId"], "claude-sonnet-4.5");
+    // The primary echo answers the whole upstream message, which starts with
+    // the fake-reasoning instructions; the client's text must end it intact.
+    match case {
+        Case::Text => {
+            assert!(answer.text.ends_with(text), "{:?}", answer.text);
+            assert_eq!(answer.stop.as_deref(), Some(stop_word(client, false)));
+            assert!(answer.clean_end && answer.error.is_none());
+            assert_usage(client, answer);
+        }
+        Case::Tools => {
+            let names: Vec<_> = answer.calls.iter().map(|c| c.name.as_str()).collect();
+            assert_eq!(names, ["get_weather", "get_time"], "{answer:?}");
+            for call in &answer.calls {
+                let args: Value = serde_json::from_str(&call.arguments).unwrap();
+                assert!(args.is_object(), "{args}");
+            }
+            assert_ne!(answer.calls[0].id, answer.calls[1].id);
+            if client == Client::OpenAi && stream {
+                assert_eq!(answer.call_indexes, [0, 1]);
+            }
+            assert_eq!(answer.stop.as_deref(), Some(stop_word(client, true)));
+            let offered = current["userInputMessageContext"]["tools"]
+                .as_array()
+                .unwrap();
+            assert_eq!(offered.len(), 2);
+        }
+        Case::Thinking => {
+            assert_eq!(answer.thinking.chars().count(), 120, "{answer:?}");
+            assert_eq!(answer.text.chars().count(), 80, "{answer:?}");
+            assert!(answer.clean_end);
+        }
+        Case::Images => {
+            assert!(answer.text.ends_with(text), "{:?}", answer.text);
+            let images = current["images"]
+                .as_array()
+                .expect("images reach the upstream");
+            assert_eq!(images[0]["format"], "png");
+            assert_eq!(images[0]["source"]["bytes"], PNG_1X1);
+        }
+        Case::Errors => {
+            assert!(!answer.text.is_empty(), "content came before the error");
+            assert!(
+                answer.error.is_some(),
+                "the stream ends with an error event"
+            );
+            assert!(!answer.clean_end);
         }
     }
 }
