@@ -198,7 +198,6 @@ impl OAuthSession {
         bearer_of(&self.state())
     }
 
-
     /// Read the stored pair once (under the refresh lock).
     async fn load_stored(&self) {
         if self.state().loaded {
