@@ -206,7 +206,7 @@ fn secs(d: Duration) -> i64 {
 fn unix_now() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
-        .map(|d| secs(d))
+        .map(secs)
         .unwrap_or(0)
 }
 
