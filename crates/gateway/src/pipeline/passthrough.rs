@@ -126,7 +126,7 @@ pub async fn stream(
 
     // Hold events until the first one with content (or an end).
     let mut held: Vec<Bytes> = Vec::new();
-    let end = loop {
+    let over = loop {
         match reader.next().await {
             Step::Block(block, event) => {
                 let seen = event.as_ref().map(|e| watch.observe(e)).unwrap_or_default();
@@ -137,23 +137,40 @@ pub async fn stream(
                     held.push(block);
                 }
                 if seen.substantive {
-                    break None;
+                    break false;
                 }
             }
-            Step::End { rest } => break Some(Step::End { rest }),
+            Step::End { rest } => {
+                // Ended before any content: complete (an empty answer) or
+                // not, it is decided here, before anything is sent.
+                if let Some((bytes, event)) = rest {
+                    let seen = event.as_ref().map(|e| watch.observe(e)).unwrap_or_default();
+                    if let Some(err) = seen.error {
+                        return Err(upstream_error(err));
+                    }
+                    if !seen.drop {
+                        let mut whole = BytesMut::from(&bytes[..]);
+                        whole.extend_from_slice(b"\n\n");
+                        held.push(whole.freeze());
+                    }
+                }
+                match watch.ending() {
+                    Ending::Cut => {
+                        return Err(GatewayError::upstream(
+                            StatusCode::BAD_GATEWAY,
+                            format!("{provider} ended the stream before the answer began"),
+                        ))
+                    }
+                    Ending::MissingDone => held.push(Bytes::from_static(wire::sse::DONE)),
+                    Ending::Complete => {}
+                }
+                break true;
+            }
             Step::Failed(message) => {
                 return Err(GatewayError::upstream(StatusCode::BAD_GATEWAY, message))
             }
         }
     };
-    if let Some(Step::End { rest: None }) = &end {
-        if held.is_empty() {
-            return Err(GatewayError::upstream(
-                StatusCode::BAD_GATEWAY,
-                format!("{provider} closed the stream without an event"),
-            ));
-        }
-    }
 
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(respond::CHANNEL_DEPTH);
     tokio::spawn(async move {
@@ -163,17 +180,17 @@ pub async fn stream(
                 return;
             }
         }
-        let mut pending_end = end;
+        if over {
+            log_stream_usage(provider, &watch);
+            return;
+        }
         loop {
-            let step = match pending_end.take() {
-                Some(step) => step,
-                None => tokio::select! {
-                    step = reader.next() => step,
-                    () = tx.closed() => {
-                        tracing::info!("client went away; upstream request cancelled");
-                        return;
-                    }
-                },
+            let step = tokio::select! {
+                step = reader.next() => step,
+                () = tx.closed() => {
+                    tracing::info!("client went away; upstream request cancelled");
+                    return;
+                }
             };
             match step {
                 Step::Block(block, event) => {
@@ -218,15 +235,7 @@ pub async fn stream(
                             error_event(format, &cut_error(message), &mut tail);
                         }
                     }
-                    let usage = watch.usage();
-                    tracing::info!(
-                        provider,
-                        input_tokens = usage.input_tokens,
-                        output_tokens = usage.output_tokens,
-                        cache_read_tokens = usage.cache_read_tokens,
-                        cache_write_tokens = usage.cache_write_tokens,
-                        "stream relayed"
-                    );
+                    log_stream_usage(provider, &watch);
                     if !tail.is_empty() {
                         let _ = tx.send(tail.freeze()).await;
                     }
@@ -302,6 +311,18 @@ pub async fn read_body(
                 ),
             ))
         })
+}
+
+fn log_stream_usage(provider: &'static str, watch: &Watch) {
+    let usage = watch.usage();
+    tracing::info!(
+        provider,
+        input_tokens = usage.input_tokens,
+        output_tokens = usage.output_tokens,
+        cache_read_tokens = usage.cache_read_tokens,
+        cache_write_tokens = usage.cache_write_tokens,
+        "stream relayed"
+    );
 }
 
 fn log_whole_usage(provider: &'static str, body: &[u8]) {

@@ -124,6 +124,27 @@ async fn an_error_before_any_content_is_a_plain_http_error() {
 }
 
 #[tokio::test]
+async fn a_stream_cut_before_any_content_is_a_plain_http_error() {
+    let env = start(&ALL, &[]).await;
+    for vendor in ALL {
+        for client in [Client::OpenAi, Client::Anthropic] {
+            // Cut after the opening event only.
+            let text = "x\nsim: text len=50 disconnect_after=1";
+            let resp = env
+                .post(
+                    client.path(),
+                    &body(client, &model(vendor), json!(text), true),
+                )
+                .await;
+            let what = format!("{vendor} {client:?}");
+            assert_eq!(resp.status(), 502, "{what}");
+            let v: Value = resp.json().await.unwrap();
+            assert_eq!(v["error"]["type"], "upstream_api_error", "{what}: {v}");
+        }
+    }
+}
+
+#[tokio::test]
 async fn a_cut_stream_ends_with_the_clients_error_event() {
     let env = start(&ALL, &[]).await;
     for vendor in ALL {
