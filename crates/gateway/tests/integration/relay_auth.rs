@@ -99,9 +99,10 @@ async fn fifty_concurrent_requests_with_an_expired_oauth_token_cause_one_refresh
 #[tokio::test]
 async fn fifty_concurrent_requests_with_an_expiring_oauth_token_cause_one_refresh() {
     let sim = common::start_sim().await;
-    // Refreshed tokens live 4 s: the gateway refreshes them with 2 s left
-    // (half their life, as it is shorter than the 300 s margin).
-    sim.update_vendors(|v| v.oauth.access_token_ttl = Duration::from_secs(4));
+    // Refreshed tokens live 8 s: the gateway refreshes them with 4 s left
+    // (half their life, as it is shorter than the 300 s margin), which
+    // leaves the burst below 4 s to finish on the token it refreshed.
+    sim.update_vendors(|v| v.oauth.access_token_ttl = Duration::from_secs(8));
     let (env, _) = oauth_env(sim).await;
     // The first refresh (after a rejection) tells the gateway the expiry.
     env.sim.expire_messages_vendor_oauth_tokens();
@@ -113,7 +114,7 @@ async fn fifty_concurrent_requests_with_an_expiring_oauth_token_cause_one_refres
     );
     assert_eq!(env.sim.messages_vendor_oauth_refreshes(), 1);
     // Within the margin now: the next burst refreshes ahead, once.
-    tokio::time::sleep(Duration::from_millis(2200)).await;
+    tokio::time::sleep(Duration::from_millis(4200)).await;
     fifty_at_once(&env).await;
     assert_eq!(env.sim.messages_vendor_oauth_refreshes(), 2);
     let calls = vendor_chats(&env.sim, Vendor::Messages).len();
