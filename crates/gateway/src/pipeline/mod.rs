@@ -14,7 +14,6 @@
 
 pub mod body;
 pub mod client;
-pub mod debug;
 pub mod direct;
 pub mod ids;
 pub mod passthrough;

@@ -14,7 +14,7 @@ use wire::anthropic::MessagesRequest;
 
 use super::messages::header_text;
 use crate::error::GatewayError;
-use crate::pipeline::{self, body::parse_json, passthrough, raw_body::RawObject};
+use crate::pipeline::{body::parse_json, passthrough, raw_body::RawObject};
 use crate::providers::{CallExtras, Endpoint, ProviderId};
 use crate::state::AppState;
 use crate::upstream::http::UpstreamError;
@@ -36,9 +36,7 @@ pub async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    let outcome = serve(&app, &headers, &body).await;
-    pipeline::debug::log_exchange(&app, &body, &outcome);
-    outcome
+    serve(&app, &headers, &body).await
 }
 
 async fn serve(

@@ -17,9 +17,7 @@ pub async fn handle(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    let outcome = serve(&app, &headers, &body).await;
-    pipeline::debug::log_exchange(&app, &body, &outcome);
-    outcome
+    serve(&app, &headers, &body).await
 }
 
 async fn serve(
