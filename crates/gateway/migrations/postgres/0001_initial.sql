@@ -89,7 +89,7 @@ CREATE INDEX user_provider_tokens_user ON user_provider_tokens (user_id, priorit
 
 -- 2.5a Pending 2FA login.
 CREATE TABLE pending_2fa_logins (
-    token      TEXT PRIMARY KEY,
+    token      UUID PRIMARY KEY,
     user_id    UUID NOT NULL REFERENCES users (id) ON DELETE CASCADE,
     attempts   BIGINT NOT NULL DEFAULT 0,                 -- wrong codes so far
     created_at BIGINT NOT NULL,

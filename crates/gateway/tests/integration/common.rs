@@ -414,3 +414,451 @@ pub async fn eventually(within: Duration, mut check: impl FnMut() -> bool) -> bo
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+// ---- helpers of the full-deployment tests (store_* and ui_* modules) ----
+
+/// Run each named `async fn(TestDb)` twice: on SQLite always, and on
+/// PostgreSQL when `TEST_DATABASE_URL` is set (each run in its own schema).
+#[macro_export]
+macro_rules! both_stores {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            #[tokio::test]
+            async fn sqlite() {
+                super::$name($crate::common::TestDb::sqlite()).await
+            }
+            #[tokio::test]
+            async fn postgres() {
+                match $crate::common::TestDb::postgres().await {
+                    Some(db) => super::$name(db).await,
+                    None => eprintln!("TEST_DATABASE_URL is not set: the PostgreSQL run is skipped"),
+                }
+            }
+        }
+    )*};
+}
+
+/// The encryption key of every full-mode test gateway (base64 of 32 bytes).
+pub const TEST_KEY: &str = "MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=";
+/// The seeded admin of [`admin_env`].
+pub const ADMIN_EMAIL: &str = "admin@example.com";
+pub const ADMIN_PASSWORD: &str = "admin password 0123";
+/// Base32 TOTP secret of the seeded admin.
+pub const ADMIN_TOTP: &str = "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP";
+
+/// `INITIAL_ADMIN_*` for a seeded admin with 2FA on.
+pub fn admin_env() -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("INITIAL_ADMIN_EMAIL", ADMIN_EMAIL),
+        ("INITIAL_ADMIN_PASSWORD", ADMIN_PASSWORD),
+        ("INITIAL_ADMIN_TOTP_SECRET", ADMIN_TOTP),
+    ]
+}
+
+/// The TOTP code of `secret` (base32) `offset` steps from now.
+pub fn totp_code(secret: &str, offset: i64) -> String {
+    let s = gateway::crypto::TotpSecret::from_base32(secret).expect("base32 secret");
+    let now = gateway::store::clock::now();
+    let step = gateway::crypto::totp::step_of(u64::try_from(now).unwrap());
+    s.code_at_step(step.checked_add_signed(offset).unwrap())
+}
+
+/// The store of one test: a SQLite file in a temporary folder, or a fresh
+/// schema in the `TEST_DATABASE_URL` database (dropped with the value).
+pub struct TestDb {
+    pub url: String,
+    pub backend: &'static str,
+    _dir: Option<TempDir>,
+    schema: Option<(String, String)>,
+}
+
+impl TestDb {
+    pub fn sqlite() -> TestDb {
+        let dir = TempDir::new();
+        TestDb {
+            url: format!("sqlite://{}/test.db", dir.path().display()),
+            backend: "sqlite",
+            _dir: Some(dir),
+            schema: None,
+        }
+    }
+
+    /// A new schema in `TEST_DATABASE_URL`, or `None` when it is unset.
+    pub async fn postgres() -> Option<TestDb> {
+        let base = std::env::var("TEST_DATABASE_URL")
+            .ok()
+            .filter(|u| !u.is_empty())?;
+        let schema = format!("gw_{}", uuid::Uuid::new_v4().simple());
+        let mut conn = <sqlx::PgConnection as sqlx::Connection>::connect(&base)
+            .await
+            .expect("TEST_DATABASE_URL is set but PostgreSQL cannot be reached");
+        sqlx::query(&format!("CREATE SCHEMA {schema}"))
+            .execute(&mut conn)
+            .await
+            .unwrap();
+        let _ = sqlx::Connection::close(conn).await;
+        let sep = if base.contains('?') { '&' } else { '?' };
+        Some(TestDb {
+            url: format!("{base}{sep}options=-c%20search_path%3D{schema}"),
+            backend: "postgres",
+            _dir: None,
+            schema: Some((base, schema)),
+        })
+    }
+
+    /// A store on this database with the test key.
+    pub async fn store(&self) -> gateway::store::Store {
+        let key = gateway::crypto::EncryptionKey::parse(TEST_KEY).unwrap();
+        gateway::store::Store::connect(&self.url, &key)
+            .await
+            .unwrap()
+    }
+}
+
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        let Some((base, schema)) = self.schema.take() else {
+            return;
+        };
+        // Drop cannot await: a short-lived runtime on its own thread.
+        let _ = std::thread::spawn(move || {
+            let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+            else {
+                return;
+            };
+            rt.block_on(async {
+                if let Ok(mut conn) = <sqlx::PgConnection as sqlx::Connection>::connect(&base).await
+                {
+                    let _ = sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
+                        .execute(&mut conn)
+                        .await;
+                }
+            });
+        })
+        .join();
+    }
+}
+
+/// A full-deployment configuration on `db` with data in `dir`: cheap
+/// password hashing, the test key, `COOKIE_SECURE=false` (plain HTTP).
+pub fn full_config(db: &TestDb, dir: &TempDir, extra: &[(&str, &str)]) -> Config {
+    let mut env: Vec<(String, String)> = vec![
+        ("GATEWAY_MODE".into(), "full".into()),
+        ("DATA_DIR".into(), dir.path().display().to_string()),
+        ("DATABASE_URL".into(), db.url.clone()),
+        ("CONFIG_ENCRYPTION_KEY".into(), TEST_KEY.into()),
+        ("COOKIE_SECURE".into(), "false".into()),
+        ("UPSTREAM_API_ENDPOINT".into(), "http://127.0.0.1:9".into()),
+        ("UPSTREAM_OIDC_ENDPOINT".into(), "http://127.0.0.1:9".into()),
+    ];
+    env.extend(
+        extra
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
+    );
+    let mut config = config_from(env);
+    config.tuning.auth.argon2_memory_kib = 64;
+    config.tuning.auth.argon2_iterations = 1;
+    config
+}
+
+/// A full-deployment gateway on a test store.
+pub struct FullEnv {
+    pub db: TestDb,
+    pub dir: TempDir,
+    pub config: Config,
+    pub gateway: Gateway,
+}
+
+/// TOTP step offset of the seeded admin's next sign-in per store (each
+/// step is accepted once).
+static ADMIN_SIGN_INS: std::sync::Mutex<Vec<(String, i64)>> = std::sync::Mutex::new(Vec::new());
+
+/// The first and the changed password of users made by [`FullEnv::new_user`].
+pub const USER_PASSWORD: &str = "first password 0123";
+pub const USER_PASSWORD_2: &str = "second password 4567";
+
+/// A signed-in user made by [`FullEnv::new_user`].
+pub struct TestUser {
+    pub client: UiClient,
+    pub id: String,
+    pub email: String,
+    pub totp_secret: String,
+    pub recovery_codes: Vec<String>,
+}
+
+impl FullEnv {
+    pub async fn start(db: TestDb, extra: &[(&str, &str)]) -> FullEnv {
+        Self::start_tuned(db, extra, |_| {}).await
+    }
+
+    /// Start with the configuration changed by `tune` (shorter limits).
+    pub async fn start_tuned(
+        db: TestDb,
+        extra: &[(&str, &str)],
+        tune: impl FnOnce(&mut Config),
+    ) -> FullEnv {
+        let dir = TempDir::new();
+        let mut config = full_config(&db, &dir, extra);
+        tune(&mut config);
+        let gateway = Gateway::start(config.clone()).await;
+        let env = FullEnv {
+            db,
+            dir,
+            config,
+            gateway,
+        };
+        // Wait until it serves (the store is opened before the listener accepts).
+        let status = env.ui().get("/_ui/api/status").await;
+        assert_eq!(status.status(), 200, "the gateway did not start");
+        env
+    }
+
+    /// Another gateway process on the same store (a second replica).
+    pub async fn replica(&self) -> Gateway {
+        Gateway::start(self.config.clone()).await
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        self.gateway.url(path)
+    }
+
+    /// A new browser-like client (own cookie jar) for this gateway.
+    pub fn ui(&self) -> UiClient {
+        UiClient::new(&self.gateway.base)
+    }
+
+    /// A client signed in as the seeded admin ([`admin_env`]). Each TOTP
+    /// step is accepted once: this works twice per test (the current step,
+    /// then the next one).
+    pub async fn admin(&self) -> UiClient {
+        let offset = {
+            let mut all = ADMIN_SIGN_INS.lock().unwrap();
+            match all.iter_mut().find(|(url, _)| *url == self.db.url) {
+                Some((_, n)) => {
+                    *n += 1;
+                    *n
+                }
+                None => {
+                    all.push((self.db.url.clone(), 0));
+                    0
+                }
+            }
+        };
+        assert!(offset <= 1, "the seeded admin can sign in twice per test");
+        let ui = self.ui();
+        let body = ui
+            .login_totp(ADMIN_EMAIL, ADMIN_PASSWORD, ADMIN_TOTP, offset)
+            .await;
+        assert_eq!(body["role"], "Admin", "{body}");
+        ui
+    }
+
+    /// A new password user created by `admin`, signed in through the whole
+    /// first-sign-in path (password change, 2FA enrollment).
+    pub async fn new_user(&self, admin: &UiClient, email: &str, role: &str) -> TestUser {
+        let resp = admin
+            .post(
+                "/_ui/api/admin/users/create",
+                serde_json::json!({"email": email, "password": USER_PASSWORD, "role": role}),
+            )
+            .await;
+        assert_eq!(resp.status(), 200);
+        let created: serde_json::Value = resp.json().await.unwrap();
+        let ui = self.ui();
+        let (status, body) = ui.login(email, USER_PASSWORD).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["must_change_password"], true, "{body}");
+        assert_eq!(body["needs_2fa_setup"], true, "{body}");
+        let resp = ui
+            .post(
+                "/_ui/api/auth/password/change",
+                serde_json::json!({"current_password": USER_PASSWORD, "new_password": USER_PASSWORD_2}),
+            )
+            .await;
+        assert_eq!(resp.status(), 200);
+        let (totp_secret, recovery_codes) = ui.enroll_2fa().await;
+        TestUser {
+            client: ui,
+            id: created["user_id"].as_str().unwrap().to_owned(),
+            email: email.to_owned(),
+            totp_secret,
+            recovery_codes,
+        }
+    }
+
+    /// The one-time setup code (as the log shows it).
+    pub async fn setup_code(&self) -> String {
+        let store = self.db.store().await;
+        let code = store.meta().setup_code().await.unwrap().expose().to_owned();
+        store.close().await;
+        code
+    }
+}
+
+/// A client with a cookie jar that sends the CSRF token like the web UI.
+pub struct UiClient {
+    pub http: reqwest::Client,
+    pub jar: std::sync::Arc<reqwest::cookie::Jar>,
+    pub base: String,
+}
+
+impl UiClient {
+    pub fn new(base: &str) -> UiClient {
+        let jar = std::sync::Arc::new(reqwest::cookie::Jar::default());
+        let http = reqwest::Client::builder()
+            .cookie_provider(jar.clone())
+            .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(30))
+            .build()
+            .unwrap();
+        UiClient {
+            http,
+            jar,
+            base: base.to_owned(),
+        }
+    }
+
+    /// The same browser (cookie jar) talking to another gateway (replica).
+    pub fn at(&self, base: &str) -> UiClient {
+        UiClient {
+            http: self.http.clone(),
+            jar: self.jar.clone(),
+            base: base.to_owned(),
+        }
+    }
+
+    /// The value of cookie `name` the jar would send to `path`.
+    pub fn cookie(&self, path: &str, name: &str) -> Option<String> {
+        use reqwest::cookie::CookieStore as _;
+        let url: reqwest::Url = format!("{}{path}", self.base).parse().unwrap();
+        let header = self.jar.cookies(&url)?;
+        header
+            .to_str()
+            .unwrap()
+            .split(';')
+            .filter_map(|p| p.trim().split_once('='))
+            .find(|(k, _)| *k == name)
+            .map(|(_, v)| v.to_owned())
+    }
+
+    pub fn session_id(&self) -> Option<String> {
+        self.cookie("/", "gw_session")
+    }
+
+    pub fn csrf(&self) -> Option<String> {
+        self.cookie("/_ui/api/", "csrf_token")
+    }
+
+    /// Put a cookie in the jar as if the server had set it.
+    pub fn plant(&self, cookie: &str) {
+        let url: reqwest::Url = self.base.parse().unwrap();
+        self.jar.add_cookie_str(cookie, &url);
+    }
+
+    fn with_csrf(&self, rb: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
+        match self.csrf() {
+            Some(token) => rb.header("x-csrf-token", token),
+            None => rb,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.http
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// POST JSON with the CSRF token (when the jar has one).
+    pub async fn post(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
+        let rb = self.http.post(format!("{}{path}", self.base)).json(&body);
+        self.with_csrf(rb).send().await.unwrap()
+    }
+
+    pub async fn put(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
+        let rb = self.http.put(format!("{}{path}", self.base)).json(&body);
+        self.with_csrf(rb).send().await.unwrap()
+    }
+
+    pub async fn delete(&self, path: &str) -> reqwest::Response {
+        let rb = self.http.delete(format!("{}{path}", self.base));
+        self.with_csrf(rb).send().await.unwrap()
+    }
+
+    /// `POST /_ui/api/auth/login`: status and body.
+    pub async fn login(&self, email: &str, password: &str) -> (u16, serde_json::Value) {
+        let resp = self
+            .post(
+                "/_ui/api/auth/login",
+                serde_json::json!({"email": email, "password": password}),
+            )
+            .await;
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap())
+    }
+
+    /// Both sign-in steps with the TOTP code of `secret` `offset` steps from
+    /// now (after an enrollment, which spends the current step, use 1); the
+    /// final body.
+    pub async fn login_totp(
+        &self,
+        email: &str,
+        password: &str,
+        secret: &str,
+        offset: i64,
+    ) -> serde_json::Value {
+        let (status, body) = self.login(email, password).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["needs_2fa"], true, "{body}");
+        let (status, body) = self
+            .second_factor(
+                body["login_token"].as_str().unwrap(),
+                &totp_code(secret, offset),
+            )
+            .await;
+        assert_eq!(status, 200, "{body}");
+        body
+    }
+
+    /// `POST /_ui/api/auth/login/2fa`: status and body.
+    pub async fn second_factor(&self, token: &str, code: &str) -> (u16, serde_json::Value) {
+        let resp = self
+            .post(
+                "/_ui/api/auth/login/2fa",
+                serde_json::json!({"login_token": token, "code": code}),
+            )
+            .await;
+        let status = resp.status().as_u16();
+        (status, resp.json().await.unwrap())
+    }
+
+    /// Enroll 2FA on the signed-in account: the secret and the recovery codes.
+    pub async fn enroll_2fa(&self) -> (String, Vec<String>) {
+        let setup: serde_json::Value = self
+            .get("/_ui/api/auth/2fa/setup")
+            .await
+            .json()
+            .await
+            .unwrap();
+        let secret = setup["secret"].as_str().expect("a secret").to_owned();
+        let resp = self
+            .post(
+                "/_ui/api/auth/2fa/verify",
+                serde_json::json!({"code": totp_code(&secret, 0)}),
+            )
+            .await;
+        assert_eq!(resp.status(), 200);
+        let body: serde_json::Value = resp.json().await.unwrap();
+        let codes = body["recovery_codes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|c| c.as_str().unwrap().to_owned())
+            .collect();
+        (secret, codes)
+    }
+}

@@ -16,3 +16,5 @@ mod relay_matrix;
 mod relay_passthrough;
 mod relay_select;
 mod relay_support;
+mod store_story;
+mod ui_setup;
