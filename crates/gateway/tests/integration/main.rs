@@ -18,3 +18,7 @@ mod relay_select;
 mod relay_support;
 mod store_story;
 mod ui_setup;
+mod ui_login;
+mod ui_sessions;
+mod ui_two_factor;
+mod ui_users;
