@@ -22,3 +22,8 @@ mod ui_login;
 mod ui_sessions;
 mod ui_two_factor;
 mod ui_users;
+mod config_api_access;
+mod config_api_values;
+mod sso_flow;
+mod sso_refusals;
+mod sso_support;
