@@ -265,12 +265,39 @@ async fn connect_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
             })?;
         }
     }
-    Ok(SqlitePoolOptions::new()
+    let path = options.get_filename().to_path_buf();
+    let existed = path.exists();
+    let pool = SqlitePoolOptions::new()
         .max_connections(MAX_CONNECTIONS_SQLITE)
         .acquire_timeout(ACQUIRE_TIMEOUT)
         .connect_with(options)
-        .await?)
+        .await?;
+    if !existed {
+        restrict_to_owner(&path);
+    }
+    Ok(pool)
 }
+
+/// A database file this process created is readable by its owner only
+/// (SQLite gives its `-wal` and `-shm` files the same mode).
+#[cfg(unix)]
+fn restrict_to_owner(path: &Path) {
+    use std::os::unix::fs::PermissionsExt as _;
+    let mut files = vec![path.to_path_buf()];
+    for suffix in ["-wal", "-shm"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(suffix);
+        files.push(name.into());
+    }
+    for file in files.iter().filter(|f| f.is_file()) {
+        if let Err(e) = std::fs::set_permissions(file, std::fs::Permissions::from_mode(0o600)) {
+            tracing::warn!("could not restrict {} to its owner: {e}", file.display());
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn restrict_to_owner(_path: &Path) {}
 
 async fn connect_postgres(url: &str) -> Result<PgPool, StoreError> {
     let options =

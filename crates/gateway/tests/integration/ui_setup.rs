@@ -177,6 +177,11 @@ async fn generated_key_file(db: TestDb) {
         use std::os::unix::fs::PermissionsExt as _;
         let mode = std::fs::metadata(&key_file).unwrap().permissions().mode();
         assert_eq!(mode & 0o777, 0o600);
+        // The SQLite file the gateway created is its owner's only, too.
+        if let Some(path) = db.url.strip_prefix("sqlite://") {
+            let mode = std::fs::metadata(path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
     }
     // Reused: the same key opens the store again.
     let gw = Gateway::start(config.clone()).await;
