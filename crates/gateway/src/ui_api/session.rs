@@ -277,6 +277,72 @@ mod tests {
         }
     }
 
+    fn current(method: AuthMethod, totp: bool, must_change: bool) -> CurrentSession {
+        use crate::config::Secret;
+        use crate::store::ids::UserId;
+        use crate::store::users::Role;
+        let user = User {
+            id: UserId::new(),
+            email: "a@example.com".into(),
+            role: Role::User,
+            auth_method: AuthMethod::Password,
+            password_hash: Some(Secret::new("h")),
+            sso_subject: None,
+            totp_enabled: totp,
+            must_change_password: must_change,
+            created_at: 0,
+            last_login_at: None,
+        };
+        CurrentSession {
+            session: Session {
+                id: SessionId::new(),
+                user_id: user.id,
+                csrf_token: Secret::new("t"),
+                auth_method: method,
+                created_at: 0,
+                refreshed_at: 0,
+                expires_at: 1,
+            },
+            user,
+        }
+    }
+
+    #[test]
+    fn restrictions_of_password_sessions_only() {
+        use AuthMethod::{Password, Sso};
+        assert_eq!(current(Password, true, false).restriction(), None);
+        assert_eq!(
+            current(Password, false, false).restriction(),
+            Some(Restriction::TwoFactorSetup)
+        );
+        // The password change comes first.
+        assert_eq!(
+            current(Password, false, true).restriction(),
+            Some(Restriction::MustChangePassword)
+        );
+        assert_eq!(
+            current(Password, true, true).restriction(),
+            Some(Restriction::MustChangePassword)
+        );
+        // SSO sessions: the identity provider is the second factor.
+        assert_eq!(current(Sso, false, true).restriction(), None);
+    }
+
+    #[test]
+    fn csrf_is_the_sessions_own_token() {
+        let cur = current(AuthMethod::Sso, false, false);
+        let mut headers = HeaderMap::new();
+        assert!(
+            matches!(check_csrf(&cur, &headers), Err(GatewayError::Forbidden(m)) if m.contains("missing"))
+        );
+        headers.insert(CSRF_HEADER, "u".parse().unwrap());
+        assert!(
+            matches!(check_csrf(&cur, &headers), Err(GatewayError::Forbidden(m)) if m.contains("invalid"))
+        );
+        headers.insert(CSRF_HEADER, "t".parse().unwrap());
+        assert!(check_csrf(&cur, &headers).is_ok());
+    }
+
     #[test]
     fn mutating_methods() {
         for m in [Method::POST, Method::PUT, Method::PATCH, Method::DELETE] {
