@@ -24,6 +24,7 @@ pub mod state;
 pub mod store;
 pub mod ui_api;
 pub mod upstream;
+pub mod usage;
 
 use std::future::Future;
 
@@ -133,7 +134,17 @@ pub async fn serve(
             env_runtime.clone(),
             background.clone(),
         ));
+        tasks.extend(auth::invalidation::spawn(state.clone(), background.clone()));
     }
+    // The usage writer stops last (after the server and its streams), so
+    // the records of the final requests are drained into the store.
+    let usage_stop = CancellationToken::new();
+    let usage_writer = match (state.store_opt(), state.usage_sink().take_receiver()) {
+        (Some(store), Some(rx)) => {
+            Some(usage::writer::spawn(store.clone(), rx, usage_stop.clone()))
+        }
+        _ => None,
+    };
     let app = server::router(state.clone())
         .layer(axum::Extension(ui_api::config::EnvRuntime(env_runtime)));
     let addr = listener
@@ -170,6 +181,10 @@ pub async fn serve(
     background.cancel();
     for task in tasks {
         let _ = task.await;
+    }
+    usage_stop.cancel();
+    if let Some(writer) = usage_writer {
+        let _ = writer.await;
     }
     tracing::info!("stopped");
     result

@@ -3,8 +3,9 @@
 //! a whole new `RuntimeConfig` swapped in, readers take a snapshot with
 //! [`AppState::runtime`]), the one pooled upstream HTTP client, the primary
 //! provider's token manager, the model cache and the direct-provider registry.
-//! In full deployment it also holds the store, the password hasher and the
-//! cached "setup complete" flag.
+//! In full deployment it also holds the store, the password hasher, the
+//! cached "setup complete" flag, the API-key cache, the per-user token
+//! sources and the usage channel.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -12,8 +13,10 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
+use crate::auth::keys::KeyCache;
 use crate::auth::ApiKeyHash;
 use crate::config::{Config, RuntimeConfig};
+use crate::credentials::per_user::UserTokens;
 use crate::credentials::TokenManager;
 use crate::crypto::Passwords;
 use crate::error::GatewayError;
@@ -21,6 +24,7 @@ use crate::models::ModelCache;
 use crate::providers::Registry;
 use crate::store::Store;
 use crate::upstream::http::RetryPolicy;
+use crate::usage::UsageSink;
 
 /// Idle pooled connections are closed after this long.
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
@@ -47,6 +51,12 @@ struct Shared {
     /// True once an admin was seen; it never goes back (an admin cannot be
     /// removed while last), so only `false` is re-checked in the store.
     setup_complete: AtomicBool,
+    /// Full deployment: API key hash -> owner.
+    key_cache: KeyCache,
+    /// Full deployment: each user's `primary` token source.
+    user_tokens: UserTokens,
+    /// Full deployment: usage records on their way to the writer task.
+    usage: UsageSink,
     started: Instant,
 }
 
@@ -96,6 +106,7 @@ impl AppState {
             .as_ref()
             .map(|k| ApiKeyHash::of(k.expose()));
         let providers = Registry::from_config(&config, &http);
+        let user_tokens = UserTokens::new(&config, &http);
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),
             config,
@@ -107,6 +118,9 @@ impl AppState {
             store,
             passwords,
             setup_complete: AtomicBool::new(false),
+            key_cache: KeyCache::new(),
+            user_tokens,
+            usage: UsageSink::new(),
             started: Instant::now(),
         }))
     }
@@ -188,6 +202,21 @@ impl AppState {
     /// The retry policy of the current runtime configuration.
     pub fn retry_policy(&self) -> RetryPolicy {
         RetryPolicy::new(&self.runtime(), &self.0.config.tuning)
+    }
+
+    /// The API-key lookup cache (full deployment).
+    pub fn key_cache(&self) -> &KeyCache {
+        &self.0.key_cache
+    }
+
+    /// The per-user `primary` token sources (full deployment).
+    pub fn user_tokens(&self) -> &UserTokens {
+        &self.0.user_tokens
+    }
+
+    /// Where usage records go (full deployment).
+    pub fn usage_sink(&self) -> &UsageSink {
+        &self.0.usage
     }
 
     /// SHA-256 of `PROXY_API_KEY` (proxy mode).

@@ -6,6 +6,17 @@
 //! A key is presented as `Authorization: Bearer <key>` or `x-api-key: <key>`;
 //! when both are sent, either may match. No key at all is "missing", a key
 //! that does not match is "invalid" (both 401 `auth_error`).
+//!
+//! In full deployment ([`require_user_key`]) keys are per user ([`keys`]):
+//! the presented key is hashed and looked up in the in-memory cache, then
+//! the store; a hit attaches [`Caller::User`] (user id and key id) and the
+//! request's [`crate::usage::UsageTicket`]. The user's upstream credentials
+//! are taken from the per-user cache when the request is routed to
+//! `primary` ([`crate::credentials::per_user::PrimaryAuth::for_caller`]).
+//! Revocations reach every replica through [`invalidation`].
+
+pub mod invalidation;
+pub mod keys;
 
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap};
@@ -16,12 +27,15 @@ use subtle::ConstantTimeEq;
 
 use crate::error::{AuthFailure, GatewayError};
 use crate::state::AppState;
+use crate::store::api_keys::KeyOwner;
 
 /// Who made an authenticated `/v1` request; inserted in the request extensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {
     /// Proxy mode: the holder of `PROXY_API_KEY`.
     Proxy,
+    /// Full deployment: the owner of a per-user API key.
+    User(KeyOwner),
 }
 
 /// The SHA-256 of a key.
@@ -94,6 +108,46 @@ pub async fn require_proxy_key(
     check(request.headers(), expected).map_err(GatewayError::Auth)?;
     request.extensions_mut().insert(Caller::Proxy);
     Ok(next.run(request).await)
+}
+
+/// Whether a `/v1` path (seen inside the nested router, or whole) is a
+/// chat call, the calls recorded as usage.
+pub fn is_chat_path(path: &str) -> bool {
+    path.ends_with("/chat/completions") || path.ends_with("/messages")
+}
+
+/// `/v1/*` in full deployment, after the setup check: the per-user key of
+/// the request (see the module doc). Keys that do not have the shape of an
+/// issued key are refused without a lookup.
+pub async fn require_user_key(
+    app: &AppState,
+    mut request: Request,
+    next: Next,
+) -> Result<Response, GatewayError> {
+    let store = app.store()?;
+    let hashes: Vec<Option<keys::KeyHash>> = presented_keys(request.headers())
+        .map(|k| keys::well_formed(k).then(|| keys::hash(k)))
+        .collect();
+    let mut owner = None;
+    for hash in hashes.iter().flatten() {
+        owner = app.key_cache().lookup(store, *hash).await?;
+        if owner.is_some() {
+            break;
+        }
+    }
+    let owner = match (hashes.is_empty(), owner) {
+        (_, Some(owner)) => owner,
+        (true, None) => return Err(GatewayError::Auth(AuthFailure::MissingKey)),
+        (false, None) => return Err(GatewayError::Auth(AuthFailure::InvalidKey)),
+    };
+    let chat = is_chat_path(request.uri().path());
+    let ticket = app.usage_sink().open(owner, chat);
+    request.extensions_mut().insert(Caller::User(owner));
+    request.extensions_mut().insert(ticket.clone());
+    let span = tracing::info_span!("caller", user_id = %owner.user_id, key_id = %owner.key_id);
+    let response = tracing::Instrument::instrument(next.run(request), span).await;
+    ticket.respond(response.status().as_u16());
+    Ok(response)
 }
 
 #[cfg(test)]
@@ -175,6 +229,14 @@ mod tests {
             ),
             Err(AuthFailure::InvalidKey)
         );
+    }
+
+    #[test]
+    fn chat_paths() {
+        assert!(is_chat_path("/chat/completions"));
+        assert!(is_chat_path("/v1/messages"));
+        assert!(!is_chat_path("/messages/count_tokens"));
+        assert!(!is_chat_path("/models"));
     }
 
     #[test]

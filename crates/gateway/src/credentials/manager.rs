@@ -61,10 +61,19 @@ struct State {
     generation: u64,
 }
 
+/// Where a rotated refresh token is kept besides `tokens.json` (full
+/// deployment: the user's row in the store).
+pub trait RotationSink: Send + Sync + std::fmt::Debug {
+    /// Keep `creds`, whose refresh token just rotated. Failures are the
+    /// sink's to log: the manager goes on with the new token in memory.
+    fn rotated(&self, creds: PrimaryCredentials) -> futures::future::BoxFuture<'static, ()>;
+}
+
 #[derive(Debug)]
 struct Inner {
     oidc: Option<OidcClient>,
     file: Option<TokenFile>,
+    sink: Option<Arc<dyn RotationSink>>,
     api_region: String,
     timing: TokenTiming,
     state: Mutex<State>,
@@ -94,6 +103,7 @@ impl TokenManager {
             inner: Arc::new(Inner {
                 oidc: Some(oidc),
                 file: Some(file),
+                sink: None,
                 api_region: api_region.into(),
                 timing,
                 state: Mutex::new(State {
@@ -106,6 +116,45 @@ impl TokenManager {
         }
     }
 
+    /// A manager of one user's credentials (full deployment): no file; a
+    /// rotated refresh token goes to `sink`. No background refresher runs
+    /// for it: tokens are refreshed when a request needs one.
+    pub fn with_sink(
+        oidc: OidcClient,
+        api_region: impl Into<String>,
+        timing: TokenTiming,
+        creds: PrimaryCredentials,
+        initial: Option<&TokenGrant>,
+        sink: Arc<dyn RotationSink>,
+    ) -> Self {
+        let access = initial.map(|g| cached(g, Instant::now(), timing.cache_ttl));
+        TokenManager {
+            inner: Arc::new(Inner {
+                oidc: Some(oidc),
+                file: None,
+                sink: Some(sink),
+                api_region: api_region.into(),
+                timing,
+                state: Mutex::new(State {
+                    creds: Some(creds),
+                    access,
+                    generation: 0,
+                }),
+                refresh_lock: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    /// Whether both handles are the same manager.
+    pub fn same_as(&self, other: &TokenManager) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The long-lived credentials held now (with the latest rotated refresh token).
+    pub fn credentials(&self) -> Option<PrimaryCredentials> {
+        self.state().creds.clone()
+    }
+
     /// A manager with no credentials (full deployment before per-user
     /// credentials exist): every token request is a `config_error`.
     pub fn without_credentials(api_region: impl Into<String>) -> Self {
@@ -113,6 +162,7 @@ impl TokenManager {
             inner: Arc::new(Inner {
                 oidc: None,
                 file: None,
+                sink: None,
                 api_region: api_region.into(),
                 timing: TokenTiming {
                     cache_ttl: Duration::from_secs(240),
@@ -226,13 +276,16 @@ impl TokenManager {
                 _ => None,
             }
         };
-        if let (Some(creds), Some(file)) = (rotated, self.inner.file.as_ref()) {
-            match file.save_primary(&creds).await {
+        if let (Some(creds), Some(file)) = (rotated.as_ref(), self.inner.file.as_ref()) {
+            match file.save_primary(creds).await {
                 Ok(()) => {
                     tracing::info!("rotated refresh token saved to {}", file.path().display())
                 }
                 Err(e) => tracing::error!("rotated refresh token could not be saved: {e}"),
             }
+        }
+        if let (Some(creds), Some(sink)) = (rotated, self.inner.sink.as_ref()) {
+            sink.rotated(creds).await;
         }
         token
     }

@@ -37,6 +37,7 @@ pub async fn run(
     provider: Arc<DirectProvider>,
 ) -> Result<Response, GatewayError> {
     let format = inbound.format;
+    let usage = inbound.usage.clone();
     let native = provider.format().is_client_format(format);
     let req = &inbound.request;
     let extras = CallExtras {
@@ -72,9 +73,9 @@ pub async fn run(
             .await?;
         return if req.stream {
             let strip_usage = format == ClientFormat::OpenAi && !req.include_usage;
-            passthrough::stream(resp, format, strip_usage, idle, name).await
+            passthrough::stream(resp, format, strip_usage, idle, name, usage).await
         } else {
-            passthrough::whole(resp, idle, name).await
+            passthrough::whole(resp, idle, name, usage.as_ref()).await
         };
     }
 
@@ -119,6 +120,7 @@ pub async fn run(
             usage_hint,
             source,
             first,
+            usage,
         ))
     } else {
         let bytes = passthrough::read_body(resp, idle).await?;
@@ -126,7 +128,15 @@ pub async fn run(
         if let Some(err) = leading_error(&events) {
             return Err(passthrough::upstream_error(err.clone()));
         }
-        respond::collect(format, &meta, usage_hint, Source::Done, events).await
+        respond::collect(
+            format,
+            &meta,
+            usage_hint,
+            Source::Done,
+            events,
+            usage.as_ref(),
+        )
+        .await
     }
 }
 

@@ -27,10 +27,13 @@ pub mod watch;
 use bytes::Bytes;
 use translate::{ChatEvent, ChatRequest, ClientFormat, ResponseMeta, Usage};
 
+use crate::auth::Caller;
+use crate::credentials::per_user::PrimaryAuth;
 use crate::error::GatewayError;
 use crate::providers::primary::{self, CallOptions};
 use crate::providers::ProviderId;
 use crate::state::AppState;
+use crate::usage::UsageTicket;
 use relay::PrimaryRelay;
 use respond::Source;
 
@@ -46,6 +49,10 @@ pub struct Inbound {
     pub anthropic_beta: Option<String>,
     /// The client's `anthropic-version` header (passed on natively).
     pub anthropic_version: Option<String>,
+    /// Who is calling (the `primary` credentials follow from it).
+    pub caller: Caller,
+    /// The usage account of the request (full deployment).
+    pub usage: Option<UsageTicket>,
 }
 
 /// Serve one chat request: choose its provider, then relay it there.
@@ -60,24 +67,34 @@ pub async fn handle(
             if route.explicit {
                 req.model = route.model;
             }
-            run(app, req, inbound.format).await
+            let auth = PrimaryAuth::for_caller(app, &inbound.caller).await?;
+            run(app, &auth, req, inbound.format, inbound.usage).await
         }
         id => {
             let provider = app.providers().get(id).cloned().ok_or_else(|| {
                 GatewayError::internal(anyhow::anyhow!("selected provider {id} is not configured"))
             })?;
+            if let Some(ticket) = &inbound.usage {
+                ticket.route(id.as_str(), &route.model, inbound.request.stream);
+            }
             direct::run(app, inbound, &route, provider).await
         }
     }
 }
 
-/// Serve one chat request that arrived in `format`.
+/// Serve one chat request that arrived in `format` through `primary`, with
+/// the access tokens of `auth`; usage is noted on `usage`.
 pub async fn run(
     app: &AppState,
+    auth: &PrimaryAuth,
     req: ChatRequest,
     format: ClientFormat,
+    usage: Option<UsageTicket>,
 ) -> Result<axum::response::Response, GatewayError> {
     let model = app.models().resolve(&req.model)?;
+    if let Some(ticket) = &usage {
+        ticket.route(ProviderId::Primary.as_str(), &model.id, req.stream);
+    }
     tracing::info!(
         provider = "primary",
         model = %model.id,
@@ -96,9 +113,9 @@ pub async fn run(
     };
 
     let opts = CallOptions::for_request(app, &req);
-    let body = primary::encode_request(app, &req, &model, opts)?;
+    let body = primary::encode_request(app, auth, &req, &model, opts)?;
     let (source, first, ended) =
-        primary::open(app, body, &model, opts.fake_reasoning.is_some()).await?;
+        primary::open(app, auth, body, &model, opts.fake_reasoning.is_some()).await?;
     // An error before any content is still "before the first byte".
     if let Some(err) = leading_error(&first) {
         return Err(GatewayError::Upstream {
@@ -111,7 +128,7 @@ pub async fn run(
 
     let stream = req.stream;
     let include_usage = req.include_usage;
-    let mut relay = PrimaryRelay::new(app.clone(), req, model, source);
+    let mut relay = PrimaryRelay::new(app.clone(), auth.clone(), req, model, source);
     let mut events = Vec::with_capacity(first.len() + 1);
     relay.first_batch(first, ended, &mut events).await;
     if stream {
@@ -122,6 +139,7 @@ pub async fn run(
             input_estimate,
             Source::Primary(Box::new(relay)),
             events,
+            usage,
         ))
     } else {
         respond::collect(
@@ -130,6 +148,7 @@ pub async fn run(
             input_estimate,
             Source::Primary(Box::new(relay)),
             events,
+            usage.as_ref(),
         )
         .await
     }

@@ -24,6 +24,7 @@ use super::respond;
 use super::sse_blocks::BlockSplitter;
 use super::watch::{Ending, Watch};
 use crate::error::GatewayError;
+use crate::usage::UsageTicket;
 
 /// Largest single provider event accepted.
 const MAX_EVENT: usize = 16 * 1024 * 1024;
@@ -109,13 +110,16 @@ impl Reader {
 }
 
 /// Relay a streaming answer. `strip_usage`: drop the chat-completions usage
-/// chunk (the client did not ask for it; the gateway always does).
+/// chunk (the client did not ask for it; the gateway always does). The
+/// relay task holds `usage` until the stream ends and notes the usage the
+/// side view saw and how the stream ended.
 pub async fn stream(
     resp: reqwest::Response,
     format: ClientFormat,
     strip_usage: bool,
     idle: Duration,
     provider: &'static str,
+    usage: Option<UsageTicket>,
 ) -> Result<Response, GatewayError> {
     let forwarded = forwarded_headers(resp.headers());
     let mut reader = Reader::new(resp, idle);
@@ -174,21 +178,35 @@ pub async fn stream(
 
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(respond::CHANNEL_DEPTH);
     tokio::spawn(async move {
+        let ticket = usage.as_ref();
+        let gone = |watch: &Watch| {
+            tracing::info!("client went away; upstream request cancelled");
+            if let Some(t) = ticket {
+                t.add_usage(&watch.usage());
+                t.client_gone();
+            }
+        };
+        let failed = |watch: &Watch, status: u16| {
+            if let Some(t) = ticket {
+                t.add_usage(&watch.usage());
+                t.stream_failed(status);
+            }
+        };
         for block in held {
             if tx.send(block).await.is_err() {
-                tracing::info!("client went away; upstream request cancelled");
+                gone(&watch);
                 return;
             }
         }
         if over {
-            log_stream_usage(provider, &watch);
+            log_stream_usage(provider, &watch, ticket);
             return;
         }
         loop {
             let step = tokio::select! {
                 step = reader.next() => step,
                 () = tx.closed() => {
-                    tracing::info!("client went away; upstream request cancelled");
+                    gone(&watch);
                     return;
                 }
             };
@@ -196,7 +214,7 @@ pub async fn stream(
                 Step::Block(block, event) => {
                     let seen = event.as_ref().map(|e| watch.observe(e)).unwrap_or_default();
                     if !seen.drop && tx.send(block).await.is_err() {
-                        tracing::info!("client went away; upstream request cancelled");
+                        gone(&watch);
                         return;
                     }
                     if let Some(err) = seen.error {
@@ -206,6 +224,7 @@ pub async fn stream(
                             "provider error in the stream: {}",
                             err.message
                         );
+                        failed(&watch, err.status);
                         return;
                     }
                 }
@@ -219,7 +238,8 @@ pub async fn stream(
                             tail.extend_from_slice(&bytes);
                             tail.extend_from_slice(b"\n\n");
                         }
-                        if seen.error.is_some() {
+                        if let Some(err) = &seen.error {
+                            failed(&watch, err.status);
                             let _ = tx.send(tail.freeze()).await;
                             return;
                         }
@@ -232,10 +252,12 @@ pub async fn stream(
                                 "{provider} ended the stream before the answer was complete"
                             );
                             tracing::warn!(provider, "{message}");
-                            error_event(format, &cut_error(message), &mut tail);
+                            let err = cut_error(message);
+                            failed(&watch, err.status);
+                            error_event(format, &err, &mut tail);
                         }
                     }
-                    log_stream_usage(provider, &watch);
+                    log_stream_usage(provider, &watch, ticket);
                     if !tail.is_empty() {
                         let _ = tx.send(tail.freeze()).await;
                     }
@@ -243,8 +265,10 @@ pub async fn stream(
                 }
                 Step::Failed(message) => {
                     tracing::warn!(provider, "{message}");
+                    let err = cut_error(message);
+                    failed(&watch, err.status);
                     let mut tail = BytesMut::new();
-                    error_event(format, &cut_error(message), &mut tail);
+                    error_event(format, &err, &mut tail);
                     let _ = tx.send(tail.freeze()).await;
                     return;
                 }
@@ -256,15 +280,17 @@ pub async fn stream(
     Ok(response)
 }
 
-/// Relay a non-streaming answer: the provider's JSON body as it is.
+/// Relay a non-streaming answer: the provider's JSON body as it is; its
+/// usage is noted on `usage`.
 pub async fn whole(
     resp: reqwest::Response,
     timeout: Duration,
     provider: &'static str,
+    usage: Option<&UsageTicket>,
 ) -> Result<Response, GatewayError> {
     let forwarded = forwarded_headers(resp.headers());
     let body = read_body(resp, timeout).await?;
-    log_whole_usage(provider, &body);
+    log_whole_usage(provider, &body, usage);
     let mut response = (
         [(
             header::CONTENT_TYPE,
@@ -313,8 +339,11 @@ pub async fn read_body(
         })
 }
 
-fn log_stream_usage(provider: &'static str, watch: &Watch) {
+fn log_stream_usage(provider: &'static str, watch: &Watch, ticket: Option<&UsageTicket>) {
     let usage = watch.usage();
+    if let Some(t) = ticket {
+        t.add_usage(&usage);
+    }
     tracing::info!(
         provider,
         input_tokens = usage.input_tokens,
@@ -325,7 +354,7 @@ fn log_stream_usage(provider: &'static str, watch: &Watch) {
     );
 }
 
-fn log_whole_usage(provider: &'static str, body: &[u8]) {
+fn log_whole_usage(provider: &'static str, body: &[u8], ticket: Option<&UsageTicket>) {
     #[derive(serde::Deserialize)]
     struct WithUsage {
         #[serde(default)]
@@ -333,10 +362,35 @@ fn log_whole_usage(provider: &'static str, body: &[u8]) {
     }
     let usage = serde_json::from_slice::<WithUsage>(body)
         .ok()
-        .and_then(|w| w.usage)
-        .map(|u| u.to_string())
-        .unwrap_or_default();
+        .and_then(|w| w.usage);
+    if let (Some(t), Some(u)) = (ticket, usage.as_ref()) {
+        t.add_usage(&usage_of_body(u));
+    }
+    let usage = usage.map(|u| u.to_string()).unwrap_or_default();
     tracing::info!(provider, usage = %usage, "answer relayed");
+}
+
+/// The canonical usage of a whole answer's `usage` object, in either format
+/// (input tokens exclude cache reads and writes, as everywhere).
+fn usage_of_body(u: &serde_json::Value) -> translate::Usage {
+    let n = |v: &serde_json::Value| v.as_u64().map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+    if u.get("prompt_tokens").is_some() || u.get("completion_tokens").is_some() {
+        // Chat completions: prompt_tokens counts cached tokens too.
+        let cached = n(&u["prompt_tokens_details"]["cached_tokens"]);
+        translate::Usage {
+            input_tokens: n(&u["prompt_tokens"]).map(|p| p.saturating_sub(cached.unwrap_or(0))),
+            output_tokens: n(&u["completion_tokens"]),
+            cache_read_tokens: cached,
+            cache_write_tokens: None,
+        }
+    } else {
+        translate::Usage {
+            input_tokens: n(&u["input_tokens"]),
+            output_tokens: n(&u["output_tokens"]),
+            cache_read_tokens: n(&u["cache_read_input_tokens"]),
+            cache_write_tokens: n(&u["cache_creation_input_tokens"]),
+        }
+    }
 }
 
 fn forwarded_headers(headers: &reqwest::header::HeaderMap) -> axum::http::HeaderMap {

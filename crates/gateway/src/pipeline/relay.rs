@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use translate::truncation::{inject_recovery, Truncation};
 use translate::{ChatEvent, ChatRequest, Collector, Usage};
 
+use crate::credentials::per_user::PrimaryAuth;
 use crate::models::ResolvedModel;
 use crate::providers::primary::{self, CallOptions, EventSource, Step};
 use crate::state::AppState;
@@ -29,6 +30,8 @@ const MAX_RECOVERIES: u32 = 1;
 
 pub struct PrimaryRelay {
     app: AppState,
+    /// The caller's token source (a recovery request uses it too).
+    auth: PrimaryAuth,
     /// The conversation as the client sent it (recovery appends to a copy).
     request: ChatRequest,
     model: ResolvedModel,
@@ -51,6 +54,7 @@ pub struct PrimaryRelay {
 impl PrimaryRelay {
     pub fn new(
         app: AppState,
+        auth: PrimaryAuth,
         request: ChatRequest,
         model: ResolvedModel,
         source: EventSource,
@@ -58,6 +62,7 @@ impl PrimaryRelay {
         let recovery = app.runtime().truncation_recovery;
         PrimaryRelay {
             app,
+            auth,
             request,
             model,
             source,
@@ -193,8 +198,9 @@ impl PrimaryRelay {
             fake_reasoning: None,
             truncation_recovery: true,
         };
-        let opened = match primary::encode_request(&self.app, &next, &self.model, opts) {
-            Ok(body) => primary::open(&self.app, body, &self.model, false).await,
+        let opened = match primary::encode_request(&self.app, &self.auth, &next, &self.model, opts)
+        {
+            Ok(body) => primary::open(&self.app, &self.auth, body, &self.model, false).await,
             Err(e) => Err(e),
         };
         match opened {

@@ -15,6 +15,7 @@ use super::client::{self, ClientEncoder};
 use super::provider_events::ProviderEvents;
 use super::relay::PrimaryRelay;
 use crate::error::GatewayError;
+use crate::usage::UsageTicket;
 
 /// Chunks buffered between the relay task and the client connection.
 pub const CHANNEL_DEPTH: usize = 32;
@@ -40,8 +41,22 @@ impl Source {
     }
 }
 
+/// Note what an event tells the usage account: reported usage, or the
+/// error that ends the stream.
+fn note(usage: Option<&UsageTicket>, ev: &ChatEvent) {
+    if let Some(ticket) = usage {
+        match ev {
+            ChatEvent::Usage(u) => ticket.add_usage(u),
+            ChatEvent::Error(err) => ticket.stream_failed(err.status),
+            _ => {}
+        }
+    }
+}
+
 /// Start the SSE answer. A task reads the provider and writes the client; it
 /// stops (dropping the upstream request) as soon as the client goes away.
+/// The task holds `usage` until the stream ends, so the request is recorded
+/// with the final usage.
 pub fn stream(
     format: ClientFormat,
     meta: ResponseMeta,
@@ -49,30 +64,43 @@ pub fn stream(
     usage_hint: Usage,
     mut relay: Source,
     first: Vec<ChatEvent>,
+    usage: Option<UsageTicket>,
 ) -> Response {
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(CHANNEL_DEPTH);
+    if let Some(ticket) = &usage {
+        ticket.add_usage(&usage_hint);
+    }
     let mut encoder = ClientEncoder::new(format, meta, include_usage, usage_hint);
     tokio::spawn(async move {
+        let usage = usage.as_ref();
+        let gone = || {
+            tracing::info!("client went away; upstream request cancelled");
+            if let Some(ticket) = usage {
+                ticket.client_gone();
+            }
+        };
         let mut out = BytesMut::with_capacity(4096);
         encoder.begin(&mut out);
         for ev in &first {
+            note(usage, ev);
             encoder.push(ev, &mut out);
         }
         let mut events = Vec::new();
         loop {
             if !out.is_empty() && tx.send(out.split().freeze()).await.is_err() {
-                tracing::info!("client went away; upstream request cancelled");
+                gone();
                 return;
             }
             events.clear();
             let more = tokio::select! {
                 more = relay.next(&mut events) => more,
                 () = tx.closed() => {
-                    tracing::info!("client went away; upstream request cancelled");
+                    gone();
                     return;
                 }
             };
             for ev in &events {
+                note(usage, ev);
                 encoder.push(ev, &mut out);
             }
             if !more {
@@ -106,13 +134,15 @@ pub fn sse_response(rx: tokio::sync::mpsc::Receiver<Bytes>) -> Response {
     response
 }
 
-/// Collect the whole answer and render it as the client's JSON.
+/// Collect the whole answer and render it as the client's JSON; its usage
+/// is noted on `usage`.
 pub async fn collect(
     format: ClientFormat,
     meta: &ResponseMeta,
     usage_hint: Usage,
     mut relay: Source,
     first: Vec<ChatEvent>,
+    usage: Option<&UsageTicket>,
 ) -> Result<Response, GatewayError> {
     let mut collector = Collector::new();
     collector.push(ChatEvent::Usage(usage_hint));
@@ -129,7 +159,11 @@ pub async fn collect(
             break;
         }
     }
-    let answer = collector.finish().map_err(|err| GatewayError::Upstream {
+    let answer = collector.finish();
+    if let (Some(ticket), Ok(answer)) = (usage, &answer) {
+        ticket.add_usage(&answer.usage);
+    }
+    let answer = answer.map_err(|err| GatewayError::Upstream {
         status: StatusCode::from_u16(err.status).unwrap_or(StatusCode::BAD_GATEWAY),
         message: err.message,
         retry_after: None,

@@ -1,6 +1,7 @@
 //! The `primary` provider: a `ChatRequest` becomes a `generateAssistantResponse`
-//! call (protocol doc section 1), sent with the retry policy and the token
-//! manager's bearer token; the binary event stream that answers is decoded
+//! call (protocol doc section 1), sent with the retry policy and the bearer
+//! token of the request's token source ([`PrimaryAuth`]: the shared manager
+//! in proxy mode, the caller's own in full deployment); the binary event stream that answers is decoded
 //! frame by frame (both CRCs checked) and parsed into `ChatEvent`s.
 //!
 //! Time limits: the status line and the first event must arrive within
@@ -20,6 +21,7 @@ use translate::primary::{
 use translate::{ChatEvent, ChatRequest, StreamError};
 use wire::eventstream::Decoder;
 
+use crate::credentials::per_user::PrimaryAuth;
 use crate::error::GatewayError;
 use crate::models::ResolvedModel;
 use crate::state::AppState;
@@ -64,13 +66,14 @@ impl CallOptions {
 /// Serialize the upstream body for `req` (once; every retry reuses the bytes).
 pub fn encode_request(
     app: &AppState,
+    auth: &PrimaryAuth,
     req: &ChatRequest,
     model: &ResolvedModel,
     opts: CallOptions,
 ) -> Result<Bytes, GatewayError> {
     let rt = app.runtime();
     let mut options = RequestOptions::new(uuid::Uuid::new_v4().to_string(), model.id.clone());
-    options.profile_arn = app.primary_tokens().profile_arn();
+    options.profile_arn = auth.profile_arn();
     options.fake_reasoning = opts.fake_reasoning;
     options.truncation_recovery = opts.truncation_recovery;
     options.tool_description_max_length = rt.tool_description_max_length as usize;
@@ -177,13 +180,14 @@ impl EventSource {
     }
 }
 
-/// Send the call and wait for its first events.
+/// Send the call with the access tokens of `auth` and wait for its first events.
 ///
 /// Returns the open source, the first batch of events and whether that batch
 /// already ended the stream. A first event that does not come within
 /// `first_token_timeout` makes a new attempt (up to `http_max_retries`).
 pub async fn open(
     app: &AppState,
+    auth: &PrimaryAuth,
     body: Bytes,
     model: &ResolvedModel,
     extract_thinking: bool,
@@ -192,11 +196,7 @@ pub async fn open(
     let mut policy = app.retry_policy();
     // The upstream may hold its headers until the first token is ready.
     policy.request_timeout = policy.request_timeout.min(rt.first_token_timeout);
-    let url = format!(
-        "{}{}",
-        app.config().upstream.api_endpoint.trim_end_matches('/'),
-        CHAT_PATH
-    );
+    let url = format!("{}{}", auth.api_endpoint().trim_end_matches('/'), CHAT_PATH);
     let mut late_retries = 0u32;
     loop {
         let response = send_with_retry(
@@ -205,7 +205,7 @@ pub async fn open(
                 let body = body.clone();
                 let url = url.as_str();
                 async move {
-                    let token = app.primary_tokens().access_token().await?;
+                    let token = auth.access_token().await?;
                     Ok(app
                         .http()
                         .post(url)
@@ -215,9 +215,10 @@ pub async fn open(
                         .body(body))
                 }
             },
-            || async { app.primary_tokens().force_refresh().await.map(|_| ()) },
+            || async { auth.force_refresh().await },
         )
-        .await?;
+        .await
+        .map_err(|e| auth.explain(e.into()))?;
         let parser = StreamParser::new(ParserOptions {
             extract_thinking,
             context_window: model.context_window,

@@ -5,17 +5,16 @@
 //!   keep working. The state is read from the store until an admin appears,
 //!   then cached ([`AppState::setup_complete`]), so the first completed
 //!   sign-in on any replica opens `/v1` everywhere without a restart.
-//! - After setup, clients authenticate with per-user API keys. Until those
-//!   exist (the next piece of work), no key is valid: 401 `auth_error`
-//!   ("missing" without a key, "invalid" with one).
+//! - After setup, clients authenticate with per-user API keys
+//!   ([`crate::auth::require_user_key`]): 401 `auth_error` ("missing"
+//!   without a key, "invalid" with one that is not a live key).
 
 use axum::extract::{Request, State};
 use axum::middleware::{from_fn_with_state, Next};
 use axum::response::Response;
 use axum::Router;
 
-use crate::auth::presented_keys;
-use crate::error::{AuthFailure, GatewayError};
+use crate::error::GatewayError;
 use crate::state::AppState;
 
 /// Wrap the `/v1` router of full deployment.
@@ -26,14 +25,10 @@ pub fn guard(v1: Router<AppState>, state: AppState) -> Router<AppState> {
 async fn setup_then_keys(
     State(app): State<AppState>,
     request: Request,
-    _next: Next,
+    next: Next,
 ) -> Result<Response, GatewayError> {
     if !app.setup_complete().await? {
         return Err(GatewayError::SetupRequired);
     }
-    if presented_keys(request.headers()).next().is_none() {
-        Err(GatewayError::Auth(AuthFailure::MissingKey))
-    } else {
-        Err(GatewayError::Auth(AuthFailure::InvalidKey))
-    }
+    crate::auth::require_user_key(&app, request, next).await
 }

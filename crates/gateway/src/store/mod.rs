@@ -8,7 +8,8 @@
 //! - One repository per aggregate, borrowed from the store:
 //!   [`Store::users`], [`Store::sessions`], [`Store::pending_logins`],
 //!   [`Store::recovery_codes`], [`Store::login_failures`], [`Store::domains`],
-//!   [`Store::config`], [`Store::meta`].
+//!   [`Store::config`], [`Store::meta`], [`Store::api_keys`],
+//!   [`Store::upstream_credentials`], [`Store::usage`].
 //!
 //! Each query is written once: SQLite accepts PostgreSQL's `$1` parameters,
 //! and [`with_pool!`] type-checks the same body against both pools. SQL is
@@ -20,6 +21,7 @@
 //! rendered as RFC 3339 at the API edge; booleans are `BOOLEAN` (SQLite stores
 //! 0/1); JSON documents are `TEXT`.
 
+pub mod api_keys;
 pub mod clock;
 pub mod config;
 pub mod domains;
@@ -29,6 +31,8 @@ pub mod meta;
 pub mod pending_logins;
 pub mod recovery_codes;
 pub mod sessions;
+pub mod upstream_credentials;
+pub mod usage;
 pub mod users;
 
 use std::path::Path;
@@ -57,6 +61,32 @@ macro_rules! with_pool {
     };
 }
 pub(crate) use with_pool;
+
+/// Run `$body` (a block ending in `Ok(value)`) in a write transaction on
+/// pool `$p`, with the transaction bound to `$tx`: committed when the body
+/// returns `Ok`, rolled back at once when it returns `Err` (an early
+/// `return Err(..)` or `?` inside the body leaves the body, not the caller).
+/// The rollback is explicit so a refused change releases its locks before
+/// the caller goes on, instead of whenever the connection is next used.
+macro_rules! write_tx {
+    ($p:ident, $tx:ident => $body:block) => {{
+        let mut $tx = $crate::store::WritePool::begin_write($p).await?;
+        let result: Result<_, $crate::store::StoreError> = async { $body }.await;
+        match result {
+            Ok(value) => {
+                $tx.commit().await?;
+                value
+            }
+            Err(err) => {
+                if let Err(e) = $tx.rollback().await {
+                    tracing::warn!("rolling back a refused change: {e}");
+                }
+                return Err(err);
+            }
+        }
+    }};
+}
+pub(crate) use write_tx;
 
 /// The connection pool of one backend.
 #[derive(Debug, Clone)]
@@ -245,6 +275,18 @@ impl Store {
     pub fn meta(&self) -> meta::Meta<'_> {
         meta::Meta::new(self)
     }
+
+    pub fn api_keys(&self) -> api_keys::ApiKeys<'_> {
+        api_keys::ApiKeys::new(self)
+    }
+
+    pub fn upstream_credentials(&self) -> upstream_credentials::UpstreamCredentialStore<'_> {
+        upstream_credentials::UpstreamCredentialStore::new(self)
+    }
+
+    pub fn usage(&self) -> usage::Usage<'_> {
+        usage::Usage::new(self)
+    }
 }
 
 async fn connect_sqlite(url: &str) -> Result<SqlitePool, StoreError> {
@@ -348,14 +390,17 @@ impl RoleLock for Transaction<'static, Sqlite> {
 
 impl RoleLock for Transaction<'static, Postgres> {
     /// A transaction-scoped advisory lock, released at commit or rollback.
+    /// Advisory locks are database-wide: the key includes the schema, so
+    /// deployments (or tests) in different schemas of one database do not
+    /// wait for each other.
     async fn lock_roles(&mut self) -> Result<(), sqlx::Error> {
-        sqlx::query("SELECT pg_advisory_xact_lock($1)")
-            .bind(ROLE_LOCK_ID)
+        sqlx::query("SELECT pg_advisory_xact_lock($1, hashtext(current_schema()))")
+            .bind(ROLE_LOCK_CLASS)
             .execute(&mut **self)
             .await
             .map(|_| ())
     }
 }
 
-/// The advisory lock id of role changes (an arbitrary constant).
-const ROLE_LOCK_ID: i64 = 0x6777_726f_6c65;
+/// The advisory lock class of role changes (an arbitrary constant).
+const ROLE_LOCK_CLASS: i32 = 0x6777_726c;

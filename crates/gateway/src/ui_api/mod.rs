@@ -13,6 +13,9 @@
 //! | [`two_factor`] | `GET /auth/2fa/setup`, `POST /auth/2fa/verify` |
 //! | [`users`] | `/users`, `/users/{id}`, `/users/{id}/role`, `/admin/users/create`, `/admin/users/{id}/reset-password` (Admin) |
 //! | [`domains`] | `/domains`, `/domains/{domain}` (Admin) |
+//! | [`keys`] | `/keys`, `/keys/{id}` (own API keys) |
+//! | [`upstream`] | `/upstream/status`, `/upstream/setup`, `/upstream/poll`, `/upstream/token` (own upstream credentials) |
+//! | [`usage`] | `/usage` (own), `/admin/usage`, `/admin/usage/users` (Admin) |
 //!
 //! SSO (`/auth/google*`) and configuration (`/config*`) routes are merged in
 //! by their own modules.
@@ -27,12 +30,15 @@ pub mod cookies;
 pub mod domains;
 pub mod extract;
 pub mod json;
+pub mod keys;
 pub mod login;
 pub mod session;
 pub mod signin;
 pub mod sso;
 pub mod status;
 pub mod two_factor;
+pub mod upstream;
+pub mod usage;
 pub mod users;
 
 use axum::http::Uri;
@@ -69,6 +75,15 @@ pub fn router(state: AppState) -> Router<AppState> {
         )
         .route("/domains", get(domains::list).post(domains::add))
         .route("/domains/{domain}", delete(domains::remove))
+        .route("/keys", get(keys::list).post(keys::create))
+        .route("/keys/{id}", delete(keys::delete))
+        .route("/upstream/status", get(upstream::status))
+        .route("/upstream/setup", post(upstream::setup))
+        .route("/upstream/poll", post(upstream::poll))
+        .route("/upstream/token", delete(upstream::delete_token))
+        .route("/usage", get(usage::own))
+        .route("/admin/usage", get(usage::global))
+        .route("/admin/usage/users", get(usage::per_user))
         .merge(sso::routes(&state))
         .merge(config::routes())
         .fallback(not_found)

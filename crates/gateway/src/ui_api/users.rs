@@ -113,6 +113,10 @@ pub async fn delete(
 ) -> Result<Json<Value>, GatewayError> {
     let id = parse_id(&id)?;
     app.store()?.users().delete(id).await?;
+    // The user's keys went with the account: stop them on this replica now
+    // (other replicas hear of each deleted key from the store).
+    app.key_cache().invalidate_user(id).await;
+    app.user_tokens().invalidate(id).await;
     tracing::info!(by = %admin.user.id, user_id = %id, "user deleted");
     Ok(Json(json!({"ok": true})))
 }

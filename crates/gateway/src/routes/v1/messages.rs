@@ -4,24 +4,32 @@
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
+use axum::Extension;
 use bytes::Bytes;
 use translate::ClientFormat;
 use wire::anthropic::MessagesRequest;
 
+use crate::auth::Caller;
 use crate::error::GatewayError;
 use crate::pipeline::{self, body::parse_json};
 use crate::state::AppState;
+use crate::usage::UsageTicket;
 
 pub async fn handle(
     State(app): State<AppState>,
+    caller: Option<Extension<Caller>>,
+    usage: Option<Extension<UsageTicket>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    serve(&app, &headers, &body).await
+    let caller = super::caller(caller)?;
+    serve(&app, caller, usage.map(|Extension(t)| t), &headers, &body).await
 }
 
 async fn serve(
     app: &AppState,
+    caller: Caller,
+    usage: Option<UsageTicket>,
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, GatewayError> {
@@ -37,6 +45,8 @@ async fn serve(
         raw: body.clone(),
         anthropic_beta: header_text(headers, "anthropic-beta"),
         anthropic_version: header_text(headers, "anthropic-version"),
+        caller,
+        usage,
     };
     pipeline::handle(app, inbound).await
 }

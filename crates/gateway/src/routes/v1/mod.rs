@@ -12,6 +12,8 @@ mod models;
 use axum::routing::{get, post};
 use axum::Router;
 
+use crate::auth::Caller;
+use crate::error::GatewayError;
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
@@ -20,4 +22,14 @@ pub fn router() -> Router<AppState> {
         .route("/messages", post(messages::handle))
         .route("/messages/count_tokens", post(count_tokens::handle))
         .route("/models", get(models::handle))
+}
+
+/// The caller the client-auth layer attached; its absence is a wiring bug
+/// (fail closed, never a default caller).
+fn caller(found: Option<axum::Extension<Caller>>) -> Result<Caller, GatewayError> {
+    found.map(|axum::Extension(c)| c).ok_or_else(|| {
+        GatewayError::internal(anyhow::anyhow!(
+            "a /v1 request reached its handler without a caller"
+        ))
+    })
 }

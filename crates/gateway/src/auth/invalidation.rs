@@ -1,0 +1,143 @@
+//! Keeping this replica's caches true to the store (full deployment):
+//!
+//! - PostgreSQL: a dedicated connection `LISTEN`s on
+//!   [`INVALIDATE_CHANNEL`]. `key:<hex hash>` (sent by a trigger whenever an
+//!   API key row is deleted, its user's deletion included) drops that key from
+//!   the lookup cache; `creds:<user id>` (sent when upstream credentials are
+//!   saved or deleted) drops that user's token source. Notifications arrive
+//!   within milliseconds of the commit. When the connection is lost, the
+//!   listener reconnects with backoff and, since notifications sent
+//!   meanwhile are lost, drops both caches whole.
+//! - Both backends: every [`RECHECK_EVERY`] the cached key hashes are checked
+//!   against the store and the missing ones dropped, a safety net for
+//!   anything missed (and SQLite's only cross-path check; a single SQLite
+//!   replica also invalidates locally at every change).
+
+use std::time::Duration;
+
+use sqlx::postgres::{PgListener, PgPool};
+use tokio_util::sync::CancellationToken;
+
+use crate::state::AppState;
+use crate::store::ids::UserId;
+use crate::store::upstream_credentials::INVALIDATE_CHANNEL;
+use crate::store::Pool;
+
+/// How often cached keys are re-checked against the store.
+pub const RECHECK_EVERY: Duration = Duration::from_secs(30);
+/// First wait before reconnecting the listener; doubled up to [`MAX_BACKOFF`].
+const FIRST_BACKOFF: Duration = Duration::from_millis(500);
+const MAX_BACKOFF: Duration = Duration::from_secs(30);
+
+/// Start the listener (PostgreSQL) and the periodic re-check; both stop at `cancel`.
+pub fn spawn(app: AppState, cancel: CancellationToken) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = Vec::new();
+    if let Some(Pool::Postgres(pool)) = app.store_opt().map(|s| s.pool().clone()) {
+        tasks.push(tokio::spawn(listen(app.clone(), pool, cancel.clone())));
+    }
+    tasks.push(tokio::spawn(recheck(app, cancel)));
+    tasks
+}
+
+/// Apply one notification payload.
+pub async fn apply(app: &AppState, payload: &str) {
+    if let Some(hash) = payload.strip_prefix("key:") {
+        app.key_cache().invalidate_hex(hash).await;
+        tracing::debug!("API key revoked elsewhere: dropped from the cache");
+    } else if let Some(user) = payload.strip_prefix("creds:") {
+        if let Ok(user) = user.parse::<UserId>() {
+            app.user_tokens().invalidate(user).await;
+            tracing::debug!(user_id = %user, "upstream credentials changed elsewhere");
+        }
+    }
+}
+
+fn drop_everything(app: &AppState) {
+    app.key_cache().invalidate_all();
+    app.user_tokens().invalidate_all();
+}
+
+async fn listen(app: AppState, pool: PgPool, cancel: CancellationToken) {
+    let mut backoff = FIRST_BACKOFF;
+    let mut connected_before = false;
+    loop {
+        let listener = async {
+            let mut l = PgListener::connect_with(&pool).await?;
+            l.listen(INVALIDATE_CHANNEL).await?;
+            Ok::<_, sqlx::Error>(l)
+        };
+        let mut listener = tokio::select! {
+            () = cancel.cancelled() => return,
+            l = listener => match l {
+                Ok(l) => l,
+                Err(e) => {
+                    tracing::warn!("cache invalidation listener cannot connect (retrying in {}ms): {e}", backoff.as_millis());
+                    if sleep_or_cancel(backoff, &cancel).await {
+                        return;
+                    }
+                    backoff = (backoff * 2).min(MAX_BACKOFF);
+                    continue;
+                }
+            },
+        };
+        if connected_before {
+            // Whatever was announced while we were away is unknown.
+            drop_everything(&app);
+            tracing::info!("cache invalidation listener reconnected; caches dropped");
+        }
+        connected_before = true;
+        backoff = FIRST_BACKOFF;
+        loop {
+            let next = tokio::select! {
+                () = cancel.cancelled() => return,
+                n = listener.try_recv() => n,
+            };
+            match next {
+                Ok(Some(notification)) => apply(&app, notification.payload()).await,
+                Ok(None) => {
+                    // The connection was lost; `try_recv` reconnects next time.
+                    tracing::warn!(
+                        "cache invalidation listener lost its connection; caches dropped"
+                    );
+                    drop_everything(&app);
+                }
+                Err(e) => {
+                    tracing::warn!("cache invalidation listener failed: {e}");
+                    drop_everything(&app);
+                    if sleep_or_cancel(backoff, &cancel).await {
+                        return;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+}
+
+async fn recheck(app: AppState, cancel: CancellationToken) {
+    let mut tick = tokio::time::interval(RECHECK_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    tick.tick().await; // the first tick is immediate
+    loop {
+        tokio::select! {
+            () = cancel.cancelled() => return,
+            _ = tick.tick() => {}
+        }
+        let Some(store) = app.store_opt() else {
+            return;
+        };
+        match app.key_cache().recheck(store).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(dropped = n, "cached API keys no longer stored were dropped"),
+            Err(e) => tracing::warn!("re-checking cached API keys failed: {e}"),
+        }
+    }
+}
+
+/// Sleep `d`; true when cancelled meanwhile.
+async fn sleep_or_cancel(d: Duration, cancel: &CancellationToken) -> bool {
+    tokio::select! {
+        () = cancel.cancelled() => true,
+        () = tokio::time::sleep(d) => false,
+    }
+}

@@ -1,0 +1,301 @@
+//! Per-user API keys of full deployment (spec 2.3, 5.2): generating them and
+//! finding their owner on the hot path.
+//!
+//! A key is `sk-` followed by the URL-safe base64 of 32 random bytes (256
+//! bits, 43 characters). Only its SHA-256 is stored; the first
+//! [`DISPLAY_PREFIX_LEN`] characters are kept for display.
+//!
+//! [`KeyCache`] answers "whose key is this?" from memory: hash -> (user id,
+//! key id), 5 minutes per entry, so a request with a cached key costs no
+//! database round trip. A miss reads the store once and caches the answer;
+//! a key that does not exist is remembered for [`NEGATIVE_TTL`] only (a
+//! client retrying a dead key in a loop does not hammer the database; a
+//! negative entry can never grant anything, so it needs no invalidation).
+//!
+//! Revocation: the replica that deletes a key drops the entry at once
+//! ([`KeyCache::invalidate`]); the others hear of it through PostgreSQL
+//! `NOTIFY` ([`super::invalidation`]) and, as a safety net, re-check every
+//! cached hash against the store periodically ([`KeyCache::recheck`]).
+//! A lookup that read the store just before a deletion committed must not
+//! put a dead key back: every invalidation bumps an epoch first, and a
+//! lookup whose epoch moved while it read removes what it inserted.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use moka::future::Cache;
+use sha2::{Digest as _, Sha256};
+
+use crate::config::Secret;
+use crate::crypto::random;
+use crate::store::api_keys::KeyOwner;
+use crate::store::ids::UserId;
+use crate::store::{Store, StoreError};
+
+/// Every key starts with this.
+pub const KEY_PREFIX: &str = "sk-";
+/// Random bytes in a key (256 bits).
+const KEY_BYTES: usize = 32;
+/// Length of a whole key: the prefix and 43 base64url characters.
+pub const KEY_LEN: usize = 3 + 43;
+/// Characters of a key kept for display (`sk-` and 7 more).
+pub const DISPLAY_PREFIX_LEN: usize = 10;
+/// How long a found key stays cached.
+pub const POSITIVE_TTL: Duration = Duration::from_secs(300);
+/// How long an unknown key is remembered as unknown.
+pub const NEGATIVE_TTL: Duration = Duration::from_secs(10);
+/// Most cached keys (found / unknown).
+const POSITIVE_CAPACITY: u64 = 100_000;
+const NEGATIVE_CAPACITY: u64 = 10_000;
+
+/// The SHA-256 of a key, the cache's key.
+pub type KeyHash = [u8; 32];
+
+/// A key just generated: shown once, then only its hash and prefix remain.
+#[derive(Debug)]
+pub struct GeneratedKey {
+    pub key: Secret,
+    /// Lower-case hex SHA-256, as stored.
+    pub hash_hex: String,
+    pub display_prefix: String,
+}
+
+/// A new random key.
+pub fn generate() -> GeneratedKey {
+    let key = format!("{KEY_PREFIX}{}", random::token(KEY_BYTES));
+    let hash_hex = hex::encode(hash(&key));
+    let display_prefix = key.chars().take(DISPLAY_PREFIX_LEN).collect();
+    GeneratedKey {
+        key: Secret::new(key),
+        hash_hex,
+        display_prefix,
+    }
+}
+
+/// SHA-256 of a presented key.
+pub fn hash(key: &str) -> KeyHash {
+    Sha256::digest(key.as_bytes()).into()
+}
+
+/// Whether `key` has the shape of a key this gateway issues (checked before
+/// any lookup, so junk never reaches the store).
+pub fn well_formed(key: &str) -> bool {
+    key.len() == KEY_LEN
+        && key.starts_with(KEY_PREFIX)
+        && key[KEY_PREFIX.len()..]
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+/// The lookup cache described in the module doc; cheap to clone.
+#[derive(Clone)]
+pub struct KeyCache {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    found: Cache<KeyHash, KeyOwner>,
+    unknown: Cache<KeyHash, ()>,
+    /// Bumped by every invalidation, before the entries are dropped.
+    epoch: AtomicU64,
+}
+
+impl std::fmt::Debug for KeyCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("KeyCache")
+            .field("entries", &self.inner.found.entry_count())
+            .finish()
+    }
+}
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl KeyCache {
+    pub fn new() -> Self {
+        KeyCache {
+            inner: Arc::new(Inner {
+                found: Cache::builder()
+                    .max_capacity(POSITIVE_CAPACITY)
+                    .time_to_live(POSITIVE_TTL)
+                    .build(),
+                unknown: Cache::builder()
+                    .max_capacity(NEGATIVE_CAPACITY)
+                    .time_to_live(NEGATIVE_TTL)
+                    .build(),
+                epoch: AtomicU64::new(0),
+            }),
+        }
+    }
+
+    /// The owner of the key with hash `hash`: from memory, else the store.
+    pub async fn lookup(
+        &self,
+        store: &Store,
+        hash: KeyHash,
+    ) -> Result<Option<KeyOwner>, StoreError> {
+        if let Some(owner) = self.inner.found.get(&hash).await {
+            return Ok(Some(owner));
+        }
+        if self.inner.unknown.contains_key(&hash) {
+            return Ok(None);
+        }
+        let epoch = self.inner.epoch.load(Ordering::SeqCst);
+        match store.api_keys().find_by_hash(&hex::encode(hash)).await? {
+            Some(owner) => {
+                self.inner.found.insert(hash, owner).await;
+                if self.inner.epoch.load(Ordering::SeqCst) != epoch {
+                    // An invalidation ran while we read: our answer may be
+                    // older than it, so do not keep it.
+                    self.inner.found.invalidate(&hash).await;
+                }
+                Ok(Some(owner))
+            }
+            None => {
+                self.inner.unknown.insert(hash, ()).await;
+                Ok(None)
+            }
+        }
+    }
+
+    /// The cached owner of `hash`, without touching the store.
+    pub async fn cached(&self, hash: &KeyHash) -> Option<KeyOwner> {
+        self.inner.found.get(hash).await
+    }
+
+    fn bump(&self) {
+        self.inner.epoch.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// Drop the entry of one key (it was deleted).
+    pub async fn invalidate(&self, hash: &KeyHash) {
+        self.bump();
+        self.inner.found.invalidate(hash).await;
+    }
+
+    /// [`KeyCache::invalidate`] with the stored (hex) form of the hash;
+    /// malformed text is ignored.
+    pub async fn invalidate_hex(&self, hash_hex: &str) {
+        let mut hash = [0u8; 32];
+        if hex::decode_to_slice(hash_hex.trim(), &mut hash).is_ok() {
+            self.invalidate(&hash).await;
+        }
+    }
+
+    /// Drop every key of `user` (the user was deleted).
+    pub async fn invalidate_user(&self, user: UserId) {
+        self.bump();
+        let hashes: Vec<KeyHash> = self
+            .inner
+            .found
+            .iter()
+            .filter(|(_, owner)| owner.user_id == user)
+            .map(|(h, _)| *h)
+            .collect();
+        for h in hashes {
+            self.inner.found.invalidate(&h).await;
+        }
+    }
+
+    /// Drop everything (notifications may have been missed).
+    pub fn invalidate_all(&self) {
+        self.bump();
+        self.inner.found.invalidate_all();
+    }
+
+    /// How many keys are cached (approximate, for logs and tests).
+    pub fn len(&self) -> u64 {
+        self.inner.found.entry_count()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The safety net: drop every cached key the store no longer has.
+    /// Returns how many were dropped.
+    pub async fn recheck(&self, store: &Store) -> Result<usize, StoreError> {
+        let cached: Vec<String> = self
+            .inner
+            .found
+            .iter()
+            .map(|(h, _)| hex::encode(*h))
+            .collect();
+        if cached.is_empty() {
+            return Ok(0);
+        }
+        let existing: std::collections::HashSet<String> = store
+            .api_keys()
+            .existing_hashes(&cached)
+            .await?
+            .into_iter()
+            .collect();
+        let mut dropped = 0;
+        for h in cached.iter().filter(|h| !existing.contains(*h)) {
+            self.invalidate_hex(h).await;
+            dropped += 1;
+        }
+        Ok(dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_keys_have_the_documented_shape() {
+        let a = generate();
+        let b = generate();
+        assert_ne!(a.key.expose(), b.key.expose());
+        let key = a.key.expose();
+        assert!(key.starts_with("sk-"), "{key}");
+        assert_eq!(key.len(), KEY_LEN);
+        assert!(well_formed(key));
+        assert_eq!(a.display_prefix, &key[..DISPLAY_PREFIX_LEN]);
+        assert_eq!(a.hash_hex, hex::encode(Sha256::digest(key.as_bytes())));
+        assert_eq!(a.hash_hex.len(), 64);
+        assert!(!a.hash_hex.contains(&key[3..]));
+    }
+
+    #[test]
+    fn junk_is_not_well_formed() {
+        let good = generate().key.expose().to_owned();
+        assert!(!well_formed(&good[1..]));
+        assert!(!well_formed(&format!("{good}x")));
+        assert!(!well_formed(&good.replacen("sk-", "pk-", 1)));
+        let mut bad = good.clone();
+        bad.replace_range(10..11, "+");
+        assert!(!well_formed(&bad));
+        assert!(!well_formed(""));
+    }
+
+    #[tokio::test]
+    async fn invalidation_drops_entries_by_hash_and_by_user() {
+        let cache = KeyCache::new();
+        let alice = UserId::new();
+        let bob = UserId::new();
+        let owner = |user| KeyOwner {
+            key_id: crate::store::ids::ApiKeyId::new(),
+            user_id: user,
+        };
+        let (h1, h2, h3) = (hash("a"), hash("b"), hash("c"));
+        cache.inner.found.insert(h1, owner(alice)).await;
+        cache.inner.found.insert(h2, owner(alice)).await;
+        cache.inner.found.insert(h3, owner(bob)).await;
+        cache.invalidate_hex(&hex::encode(h1)).await;
+        assert!(cache.cached(&h1).await.is_none());
+        assert!(cache.cached(&h2).await.is_some());
+        cache.invalidate_user(alice).await;
+        assert!(cache.cached(&h2).await.is_none());
+        assert_eq!(cache.cached(&h3).await.map(|o| o.user_id), Some(bob));
+        cache.invalidate_hex("not hex").await;
+        cache.invalidate_all();
+        assert!(cache.cached(&h3).await.is_none());
+        assert_eq!(cache.inner.epoch.load(Ordering::SeqCst), 3);
+    }
+}

@@ -1,0 +1,329 @@
+//! Usage (spec 2.9): one row per `/v1` chat request in `usage_events`,
+//! written in batches by [`crate::usage`]'s writer ([`Usage::insert_batch`]:
+//! a few multi-row `INSERT`s in one transaction), and read back as
+//! aggregates ([`Usage::aggregate`]) grouped by day (UTC), model, provider or
+//! user, over a time range.
+//!
+//! Sums are cast to `BIGINT` in SQL: PostgreSQL's `SUM(bigint)` is `numeric`.
+
+use sqlx::QueryBuilder;
+
+use super::ids::{ApiKeyId, UserId};
+use super::{with_pool, Store, StoreError, WritePool as _};
+
+/// Rows per `INSERT` statement (13 parameters each, well under both
+/// backends' parameter limits).
+const ROWS_PER_INSERT: usize = 500;
+
+/// One request, as recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageRecord {
+    pub user_id: UserId,
+    pub key_id: Option<ApiKeyId>,
+    /// Provider id; empty when the request was refused before routing.
+    pub provider: String,
+    /// Model sent to the provider; empty when refused before routing.
+    pub model: String,
+    pub stream: bool,
+    /// HTTP status, or the status of the error that ended a stream; 499
+    /// when the client went away first.
+    pub status: u16,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_read_tokens: i64,
+    pub cache_write_tokens: i64,
+    /// Request start to the end of the answer.
+    pub latency_ms: i64,
+    /// Request start, Unix seconds.
+    pub created_at: i64,
+}
+
+/// What rows are grouped by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GroupBy {
+    /// UTC calendar day of the request start (`YYYY-MM-DD`).
+    Day,
+    Model,
+    Provider,
+}
+
+impl GroupBy {
+    pub fn parse(text: &str) -> Option<GroupBy> {
+        match text {
+            "day" => Some(GroupBy::Day),
+            "model" => Some(GroupBy::Model),
+            "provider" => Some(GroupBy::Provider),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GroupBy::Day => "day",
+            GroupBy::Model => "model",
+            GroupBy::Provider => "provider",
+        }
+    }
+
+    /// The SQL of the group key, as text on both backends.
+    fn expr(self) -> &'static str {
+        match self {
+            GroupBy::Day => "CAST(e.created_at / 86400 AS TEXT)",
+            GroupBy::Model => "e.model",
+            GroupBy::Provider => "e.provider",
+        }
+    }
+}
+
+/// Which rows an aggregate covers.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct UsageFilter {
+    /// Inclusive lower bound, Unix seconds.
+    pub from: Option<i64>,
+    /// Exclusive upper bound, Unix seconds.
+    pub to: Option<i64>,
+    /// Only this user's requests.
+    pub user: Option<UserId>,
+}
+
+/// One aggregate row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageRow {
+    /// The group's value (day as `YYYY-MM-DD`, model or provider); `None`
+    /// when not grouped.
+    pub group: Option<String>,
+    /// The user, when grouped by user.
+    pub user_id: Option<String>,
+    /// The user's email (`None` for a deleted user), when grouped by user.
+    pub email: Option<String>,
+    pub requests: i64,
+    /// Requests whose status was 400 or more (499: the client went away).
+    pub errors: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_read_tokens: i64,
+    pub cache_write_tokens: i64,
+    pub avg_latency_ms: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct AggregateRow {
+    grp: Option<String>,
+    user_id: Option<String>,
+    email: Option<String>,
+    requests: i64,
+    errors: i64,
+    input_tokens: i64,
+    output_tokens: i64,
+    cache_read_tokens: i64,
+    cache_write_tokens: i64,
+    avg_latency_ms: i64,
+}
+
+/// The usage repository.
+pub struct Usage<'a> {
+    store: &'a Store,
+}
+
+impl<'a> Usage<'a> {
+    pub(crate) fn new(store: &'a Store) -> Self {
+        Usage { store }
+    }
+
+    /// Write `records` in one transaction, [`ROWS_PER_INSERT`] rows per statement.
+    pub async fn insert_batch(&self, records: &[UsageRecord]) -> Result<(), StoreError> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        with_pool!(self.store, p => {
+            let mut tx = p.begin_write().await?;
+            for chunk in records.chunks(ROWS_PER_INSERT) {
+                let mut q = QueryBuilder::new(
+                    "INSERT INTO usage_events (user_id, key_id, provider, model, stream, status, \
+                     input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
+                     latency_ms, created_at) ",
+                );
+                q.push_values(chunk, |mut row, r| {
+                    row.push_bind(r.user_id)
+                        .push_bind(r.key_id)
+                        .push_bind(r.provider.as_str())
+                        .push_bind(r.model.as_str())
+                        .push_bind(r.stream)
+                        .push_bind(i32::from(r.status))
+                        .push_bind(r.input_tokens)
+                        .push_bind(r.output_tokens)
+                        .push_bind(r.cache_read_tokens)
+                        .push_bind(r.cache_write_tokens)
+                        .push_bind(r.latency_ms)
+                        .push_bind(r.created_at);
+                });
+                q.build().execute(&mut *tx).await?;
+            }
+            tx.commit().await?;
+        });
+        Ok(())
+    }
+
+    /// Aggregates over `filter`, one row per group (`group_by`), per user
+    /// (`by_user`), per both, or one row in all (neither; an empty range
+    /// gives a row of zeros). Days come out as `YYYY-MM-DD`; rows are sorted
+    /// by user email, then day ascending or, for the other groups, by tokens
+    /// descending.
+    pub async fn aggregate(
+        &self,
+        filter: UsageFilter,
+        group_by: Option<GroupBy>,
+        by_user: bool,
+    ) -> Result<Vec<UsageRow>, StoreError> {
+        let group_expr = group_by.map(GroupBy::expr).unwrap_or("NULL");
+        let (user_expr, email_expr) = if by_user {
+            ("CAST(e.user_id AS TEXT)", "MAX(u.email)")
+        } else {
+            ("NULL", "NULL")
+        };
+        let rows: Vec<AggregateRow> = with_pool!(self.store, p => {
+            let mut q = QueryBuilder::new(format!(
+                "SELECT CAST({group_expr} AS TEXT) AS grp, CAST({user_expr} AS TEXT) AS user_id, \
+                 CAST({email_expr} AS TEXT) AS email, \
+                 CAST(COUNT(e.id) AS BIGINT) AS requests, \
+                 CAST(COALESCE(SUM(CASE WHEN e.status >= 400 THEN 1 ELSE 0 END), 0) AS BIGINT) AS errors, \
+                 CAST(COALESCE(SUM(e.input_tokens), 0) AS BIGINT) AS input_tokens, \
+                 CAST(COALESCE(SUM(e.output_tokens), 0) AS BIGINT) AS output_tokens, \
+                 CAST(COALESCE(SUM(e.cache_read_tokens), 0) AS BIGINT) AS cache_read_tokens, \
+                 CAST(COALESCE(SUM(e.cache_write_tokens), 0) AS BIGINT) AS cache_write_tokens, \
+                 CAST(COALESCE(AVG(e.latency_ms), 0) AS BIGINT) AS avg_latency_ms \
+                 FROM usage_events e "
+            ));
+            if by_user {
+                q.push("LEFT JOIN users u ON u.id = e.user_id ");
+            }
+            q.push("WHERE 1 = 1");
+            if let Some(from) = filter.from {
+                q.push(" AND e.created_at >= ").push_bind(from);
+            }
+            if let Some(to) = filter.to {
+                q.push(" AND e.created_at < ").push_bind(to);
+            }
+            if let Some(user) = filter.user {
+                q.push(" AND e.user_id = ").push_bind(user);
+            }
+            let mut keys = Vec::new();
+            if by_user {
+                keys.push("e.user_id");
+            }
+            if let Some(g) = group_by {
+                keys.push(g.expr());
+            }
+            if !keys.is_empty() {
+                q.push(" GROUP BY ").push(keys.join(", "));
+            }
+            q.build_query_as().fetch_all(p).await?
+        });
+        let mut out: Vec<UsageRow> = rows
+            .into_iter()
+            .map(|r| UsageRow {
+                group: match group_by {
+                    Some(GroupBy::Day) => r.grp.as_deref().map(day_of),
+                    _ => r.grp,
+                },
+                user_id: r.user_id,
+                email: r.email,
+                requests: r.requests,
+                errors: r.errors,
+                input_tokens: r.input_tokens,
+                output_tokens: r.output_tokens,
+                cache_read_tokens: r.cache_read_tokens,
+                cache_write_tokens: r.cache_write_tokens,
+                avg_latency_ms: r.avg_latency_ms,
+            })
+            .collect();
+        out.sort_by(|a, b| {
+            let users = (&a.email, &a.user_id).cmp(&(&b.email, &b.user_id));
+            let groups = match group_by {
+                Some(GroupBy::Day) | None => a.group.cmp(&b.group),
+                Some(_) => (b.input_tokens + b.output_tokens)
+                    .cmp(&(a.input_tokens + a.output_tokens))
+                    .then_with(|| a.group.cmp(&b.group)),
+            };
+            users.then(groups)
+        });
+        Ok(out)
+    }
+
+    /// Every recorded row of `user`, oldest first (tests and exports).
+    pub async fn records_of(&self, user: UserId) -> Result<Vec<UsageRecord>, StoreError> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            user_id: UserId,
+            key_id: Option<ApiKeyId>,
+            provider: String,
+            model: String,
+            stream: bool,
+            status: i32,
+            input_tokens: i64,
+            output_tokens: i64,
+            cache_read_tokens: i64,
+            cache_write_tokens: i64,
+            latency_ms: i64,
+            created_at: i64,
+        }
+        let rows: Vec<Row> = with_pool!(self.store, p => {
+            sqlx::query_as(
+                "SELECT user_id, key_id, provider, model, stream, status, input_tokens, \
+                 output_tokens, cache_read_tokens, cache_write_tokens, latency_ms, created_at \
+                 FROM usage_events WHERE user_id = $1 ORDER BY id",
+            )
+            .bind(user)
+            .fetch_all(p)
+            .await?
+        });
+        Ok(rows
+            .into_iter()
+            .map(|r| UsageRecord {
+                user_id: r.user_id,
+                key_id: r.key_id,
+                provider: r.provider,
+                model: r.model,
+                stream: r.stream,
+                status: u16::try_from(r.status).unwrap_or(0),
+                input_tokens: r.input_tokens,
+                output_tokens: r.output_tokens,
+                cache_read_tokens: r.cache_read_tokens,
+                cache_write_tokens: r.cache_write_tokens,
+                latency_ms: r.latency_ms,
+                created_at: r.created_at,
+            })
+            .collect())
+    }
+}
+
+/// Days since the epoch (as the SQL gives them) as `YYYY-MM-DD`.
+fn day_of(days: &str) -> String {
+    days.trim()
+        .parse::<i64>()
+        .ok()
+        .and_then(|d| d.checked_mul(86_400))
+        .and_then(|secs| time::OffsetDateTime::from_unix_timestamp(secs).ok())
+        .map(|t| format!("{:04}-{:02}-{:02}", t.year(), u8::from(t.month()), t.day()))
+        .unwrap_or_else(|| days.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_render_as_dates() {
+        assert_eq!(day_of("0"), "1970-01-01");
+        assert_eq!(day_of("19675"), "2023-11-14");
+        assert_eq!(day_of("x"), "x");
+    }
+
+    #[test]
+    fn group_names() {
+        for g in [GroupBy::Day, GroupBy::Model, GroupBy::Provider] {
+            assert_eq!(GroupBy::parse(g.as_str()), Some(g));
+        }
+        assert_eq!(GroupBy::parse("week"), None);
+    }
+}

@@ -1,0 +1,291 @@
+//! Usage accounting of `/v1` in full deployment (spec 2.9), off the hot path.
+//!
+//! - The client-auth middleware opens a [`UsageTicket`] for every
+//!   authenticated request (user, key, start time) and puts it in the
+//!   request extensions; the pipeline notes on it the provider and model it
+//!   chose ([`UsageTicket::route`]), the usage it saw
+//!   ([`UsageTicket::add_usage`]) and how a stream ended
+//!   ([`UsageTicket::stream_failed`], [`UsageTicket::client_gone`]); the
+//!   middleware notes the HTTP status ([`UsageTicket::respond`]).
+//! - When the last clone of a ticket is dropped (the response is complete,
+//!   or the task writing a stream has finished) it becomes one
+//!   [`UsageRecord`] and goes into a bounded channel with `try_send`: the
+//!   request never waits for the database, and when the writer falls behind
+//!   by [`CHANNEL_CAPACITY`] records, records are dropped and counted rather
+//!   than slowing clients.
+//! - One writer task ([`writer`]) drains the channel in batches into few
+//!   multi-row `INSERT`s, and records the last use of each key at most every
+//!   [`writer::LAST_USED_EVERY`].
+//! - Only chat calls (`/v1/chat/completions`, `/v1/messages`) are usage;
+//!   other calls (`/v1/models`, count_tokens) only mark the key as used.
+
+pub mod writer;
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use tokio::sync::mpsc;
+use translate::Usage;
+
+use crate::store::api_keys::KeyOwner;
+use crate::store::clock;
+use crate::store::ids::ApiKeyId;
+use crate::store::usage::UsageRecord;
+
+/// Records waiting for the writer before new ones are dropped.
+pub const CHANNEL_CAPACITY: usize = 20_000;
+/// Status recorded when the client went away before the answer ended
+/// (the common "client closed request" convention).
+pub const CLIENT_GONE: u16 = 499;
+
+/// What the writer receives.
+#[derive(Debug)]
+pub enum Message {
+    /// A finished chat request (also a use of its key).
+    Record(UsageRecord),
+    /// Another authenticated call: the key was used at this time.
+    Touch(ApiKeyId, i64),
+}
+
+/// The sending side, held by the application state.
+#[derive(Debug)]
+pub struct UsageSink {
+    tx: mpsc::Sender<Message>,
+    rx: Mutex<Option<mpsc::Receiver<Message>>>,
+    dropped: Arc<AtomicU64>,
+}
+
+impl Default for UsageSink {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl UsageSink {
+    pub fn new() -> Self {
+        Self::with_capacity(CHANNEL_CAPACITY)
+    }
+
+    pub fn with_capacity(capacity: usize) -> Self {
+        let (tx, rx) = mpsc::channel(capacity.max(1));
+        UsageSink {
+            tx,
+            rx: Mutex::new(Some(rx)),
+            dropped: Arc::new(AtomicU64::new(0)),
+        }
+    }
+
+    /// The receiving side, once (for the writer task).
+    pub fn take_receiver(&self) -> Option<mpsc::Receiver<Message>> {
+        self.rx
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .take()
+    }
+
+    /// Records dropped because the channel was full or closed.
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Open the ticket of a request by `owner`; `chat` says whether it is a
+    /// chat call (recorded) or another call (only a key use).
+    pub fn open(&self, owner: KeyOwner, chat: bool) -> UsageTicket {
+        UsageTicket(Arc::new(Ticket {
+            tx: self.tx.clone(),
+            dropped: self.dropped.clone(),
+            owner,
+            chat,
+            started: Instant::now(),
+            created_at: clock::now(),
+            observed: Mutex::new(Observed::default()),
+        }))
+    }
+}
+
+/// The running account of one request; clones share it. See the module doc.
+#[derive(Debug, Clone)]
+pub struct UsageTicket(Arc<Ticket>);
+
+#[derive(Debug)]
+struct Ticket {
+    tx: mpsc::Sender<Message>,
+    dropped: Arc<AtomicU64>,
+    owner: KeyOwner,
+    chat: bool,
+    started: Instant,
+    created_at: i64,
+    observed: Mutex<Observed>,
+}
+
+#[derive(Debug, Default)]
+struct Observed {
+    provider: String,
+    model: String,
+    stream: bool,
+    usage: Usage,
+    http_status: Option<u16>,
+    /// How a stream ended badly, after its 200 was sent.
+    stream_status: Option<u16>,
+}
+
+impl Ticket {
+    fn observed(&self) -> MutexGuard<'_, Observed> {
+        // Plain data: a panic elsewhere mid-update leaves it usable.
+        self.observed
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl UsageTicket {
+    /// The provider and model the request was sent to.
+    pub fn route(&self, provider: &str, model: &str, stream: bool) {
+        let mut o = self.0.observed();
+        provider.clone_into(&mut o.provider);
+        model.clone_into(&mut o.model);
+        o.stream = stream;
+    }
+
+    /// Usage reported (or estimated) so far; known fields replace earlier ones.
+    pub fn add_usage(&self, usage: &Usage) {
+        self.0.observed().usage.merge(usage);
+    }
+
+    /// The HTTP status of the response.
+    pub fn respond(&self, status: u16) {
+        self.0.observed().http_status = Some(status);
+    }
+
+    /// A stream already answered 200 ended with an error of this status.
+    pub fn stream_failed(&self, status: u16) {
+        self.0.observed().stream_status.get_or_insert(status);
+    }
+
+    /// The client went away before the answer ended.
+    pub fn client_gone(&self) {
+        self.stream_failed(CLIENT_GONE);
+    }
+
+    /// Who the request is attributed to.
+    pub fn owner(&self) -> KeyOwner {
+        self.0.owner
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        let message = if self.chat {
+            let o = self.observed();
+            let tokens = |n: Option<u32>| i64::from(n.unwrap_or(0));
+            Message::Record(UsageRecord {
+                user_id: self.owner.user_id,
+                key_id: Some(self.owner.key_id),
+                provider: o.provider.clone(),
+                model: o.model.clone(),
+                stream: o.stream,
+                // No status at all: the handler's future was dropped
+                // (the client disconnected before the answer began).
+                status: o.stream_status.or(o.http_status).unwrap_or(CLIENT_GONE),
+                input_tokens: tokens(o.usage.input_tokens),
+                output_tokens: tokens(o.usage.output_tokens),
+                cache_read_tokens: tokens(o.usage.cache_read_tokens),
+                cache_write_tokens: tokens(o.usage.cache_write_tokens),
+                latency_ms: i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX),
+                created_at: self.created_at,
+            })
+        } else {
+            Message::Touch(self.owner.key_id, self.created_at)
+        };
+        if self.tx.try_send(message).is_err() {
+            let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+            // One line per thousand, not one per record.
+            if n % 1000 == 1 {
+                tracing::warn!(
+                    dropped = n,
+                    "usage writer is behind or stopped; usage records dropped"
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ids::UserId;
+
+    fn owner() -> KeyOwner {
+        KeyOwner {
+            key_id: ApiKeyId::new(),
+            user_id: UserId::new(),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_ticket_becomes_one_record_when_its_last_clone_goes() {
+        let sink = UsageSink::with_capacity(8);
+        let mut rx = sink.take_receiver().unwrap();
+        assert!(sink.take_receiver().is_none());
+        let who = owner();
+        let ticket = sink.open(who, true);
+        let stream_side = ticket.clone();
+        ticket.route("primary", "claude-sonnet-4.5", true);
+        ticket.add_usage(&Usage {
+            input_tokens: Some(12),
+            ..Usage::default()
+        });
+        ticket.respond(200);
+        drop(ticket);
+        assert!(rx.try_recv().is_err(), "the stream still holds it");
+        stream_side.add_usage(&Usage {
+            output_tokens: Some(34),
+            cache_read_tokens: Some(5),
+            ..Usage::default()
+        });
+        stream_side.stream_failed(502);
+        stream_side.client_gone(); // the first ending wins
+        drop(stream_side);
+        let Message::Record(r) = rx.try_recv().unwrap() else {
+            panic!("a record")
+        };
+        assert_eq!(r.user_id, who.user_id);
+        assert_eq!(r.key_id, Some(who.key_id));
+        assert_eq!(
+            (r.provider.as_str(), r.model.as_str()),
+            ("primary", "claude-sonnet-4.5")
+        );
+        assert!(r.stream);
+        assert_eq!(r.status, 502);
+        assert_eq!(
+            (r.input_tokens, r.output_tokens, r.cache_read_tokens),
+            (12, 34, 5)
+        );
+        assert!(r.latency_ms >= 0);
+    }
+
+    #[tokio::test]
+    async fn other_calls_only_touch_the_key_and_a_full_channel_drops() {
+        let sink = UsageSink::with_capacity(1);
+        let mut rx = sink.take_receiver().unwrap();
+        let who = owner();
+        drop(sink.open(who, false));
+        drop(sink.open(who, true)); // channel full: dropped, counted
+        assert_eq!(sink.dropped(), 1);
+        match rx.try_recv().unwrap() {
+            Message::Touch(key, at) => {
+                assert_eq!(key, who.key_id);
+                assert!(at > 0);
+            }
+            other => panic!("{other:?}"),
+        }
+        // A chat ticket dropped without any status: the client left first.
+        drop(sink.open(who, true));
+        let Message::Record(r) = rx.try_recv().unwrap() else {
+            panic!("a record")
+        };
+        assert_eq!(r.status, CLIENT_GONE);
+        assert_eq!(r.provider, "");
+    }
+}

@@ -1,0 +1,215 @@
+//! The one task that writes usage: it takes messages off the channel in
+//! bulk (`recv_many` into a reused buffer), and flushes when
+//! [`BATCH_ROWS`] records are waiting or every [`FLUSH_EVERY`], whichever
+//! comes first; on shutdown it drains the channel and flushes once more.
+//!
+//! A flush is one transaction of multi-row `INSERT`s
+//! ([`crate::store::usage::Usage::insert_batch`]), so a burst of a thousand
+//! requests becomes a couple of statements, not a thousand. Key uses
+//! (`last_used_at`) are folded per key and written at most once every
+//! [`LAST_USED_EVERY`] per key. A failed flush is logged and retried with
+//! the next one (the batch is kept, up to [`MAX_PENDING`] records).
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+
+use super::Message;
+use crate::store::ids::ApiKeyId;
+use crate::store::usage::UsageRecord;
+use crate::store::Store;
+
+/// Flush when this many records wait.
+pub const BATCH_ROWS: usize = 1000;
+/// Flush at least this often while records wait.
+pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
+/// A key's `last_used_at` is written at most this often.
+pub const LAST_USED_EVERY: Duration = Duration::from_secs(30);
+/// Records kept across failed flushes before the oldest are dropped.
+const MAX_PENDING: usize = 50_000;
+
+/// The writer's state between flushes.
+struct Batch {
+    records: Vec<UsageRecord>,
+    /// Latest use per key not yet written.
+    uses: HashMap<ApiKeyId, i64>,
+    /// When each key's use was last written.
+    written: HashMap<ApiKeyId, Instant>,
+}
+
+impl Batch {
+    fn take(&mut self, msg: Message) {
+        let (key, at) = match msg {
+            Message::Record(r) => {
+                let use_ = r.key_id.map(|k| (k, r.created_at));
+                self.records.push(r);
+                match use_ {
+                    Some(u) => u,
+                    None => return,
+                }
+            }
+            Message::Touch(key, at) => (key, at),
+        };
+        let slot = self.uses.entry(key).or_insert(at);
+        *slot = (*slot).max(at);
+    }
+
+    /// The key uses due for writing now.
+    fn due_uses(&mut self, now: Instant, force: bool) -> Vec<(ApiKeyId, i64)> {
+        let written = &self.written;
+        let due: Vec<(ApiKeyId, i64)> = self
+            .uses
+            .iter()
+            .filter(|(k, _)| {
+                force
+                    || written
+                        .get(*k)
+                        .is_none_or(|t| now.duration_since(*t) >= LAST_USED_EVERY)
+            })
+            .map(|(k, at)| (*k, *at))
+            .collect();
+        for (k, _) in &due {
+            self.uses.remove(k);
+        }
+        due
+    }
+
+    async fn flush(&mut self, store: &Store, force: bool) {
+        if !self.records.is_empty() {
+            match store.usage().insert_batch(&self.records).await {
+                Ok(()) => {
+                    tracing::debug!(rows = self.records.len(), "usage written");
+                    self.records.clear();
+                }
+                Err(e) => {
+                    tracing::error!(rows = self.records.len(), "writing usage failed: {e}");
+                    if self.records.len() > MAX_PENDING {
+                        let excess = self.records.len() - MAX_PENDING;
+                        self.records.drain(..excess);
+                        tracing::warn!(
+                            dropped = excess,
+                            "usage records dropped after failed writes"
+                        );
+                    }
+                }
+            }
+        }
+        let now = Instant::now();
+        let due = self.due_uses(now, force);
+        if due.is_empty() {
+            return;
+        }
+        match store.api_keys().touch_many(&due).await {
+            Ok(()) => {
+                for (k, _) in due {
+                    self.written.insert(k, now);
+                }
+                // Forget keys idle for long, so the map does not grow forever.
+                self.written
+                    .retain(|_, t| now.duration_since(*t) < LAST_USED_EVERY * 10);
+            }
+            Err(e) => {
+                tracing::warn!("recording key use failed: {e}");
+                for (k, at) in due {
+                    let slot = self.uses.entry(k).or_insert(at);
+                    *slot = (*slot).max(at);
+                }
+            }
+        }
+    }
+}
+
+/// Run the writer on `rx` until `cancel` fires (then drain and flush) or
+/// every sender is gone.
+pub fn spawn(
+    store: Store,
+    mut rx: mpsc::Receiver<Message>,
+    cancel: CancellationToken,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut batch = Batch {
+            records: Vec::with_capacity(BATCH_ROWS),
+            uses: HashMap::new(),
+            written: HashMap::new(),
+        };
+        let mut incoming: Vec<Message> = Vec::with_capacity(BATCH_ROWS);
+        let mut tick = tokio::time::interval(FLUSH_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tokio::select! {
+                n = rx.recv_many(&mut incoming, BATCH_ROWS) => {
+                    if n == 0 {
+                        // Every sender is gone.
+                        batch.flush(&store, true).await;
+                        return;
+                    }
+                    for msg in incoming.drain(..) {
+                        batch.take(msg);
+                    }
+                    if batch.records.len() >= BATCH_ROWS {
+                        batch.flush(&store, false).await;
+                    }
+                }
+                _ = tick.tick() => batch.flush(&store, false).await,
+                () = cancel.cancelled() => {
+                    while let Ok(msg) = rx.try_recv() {
+                        batch.take(msg);
+                    }
+                    batch.flush(&store, true).await;
+                    tracing::debug!("usage writer stopped");
+                    return;
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::ids::UserId;
+
+    fn record(key: ApiKeyId, at: i64) -> UsageRecord {
+        UsageRecord {
+            user_id: UserId::new(),
+            key_id: Some(key),
+            provider: "primary".into(),
+            model: "m".into(),
+            stream: false,
+            status: 200,
+            input_tokens: 1,
+            output_tokens: 2,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            latency_ms: 3,
+            created_at: at,
+        }
+    }
+
+    #[test]
+    fn key_uses_fold_to_the_latest_and_wait_their_turn() {
+        let mut b = Batch {
+            records: Vec::new(),
+            uses: HashMap::new(),
+            written: HashMap::new(),
+        };
+        let (k1, k2) = (ApiKeyId::new(), ApiKeyId::new());
+        b.take(Message::Record(record(k1, 100)));
+        b.take(Message::Touch(k1, 90));
+        b.take(Message::Touch(k2, 95));
+        b.take(Message::Record(record(k1, 105)));
+        assert_eq!(b.records.len(), 2);
+        let now = Instant::now();
+        let mut due = b.due_uses(now, false);
+        due.sort_by_key(|(_, at)| *at);
+        assert_eq!(due, vec![(k2, 95), (k1, 105)]);
+        // Written just now: the next use of k1 waits, unless forced.
+        b.written.insert(k1, now);
+        b.take(Message::Touch(k1, 110));
+        assert!(b.due_uses(now, false).is_empty());
+        assert_eq!(b.due_uses(now, true), vec![(k1, 110)]);
+        assert!(b.uses.is_empty());
+    }
+}
