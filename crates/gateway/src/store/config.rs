@@ -11,7 +11,7 @@
 
 use super::clock::now;
 use super::ids::UserId;
-use super::{with_pool, Store, StoreError, WritePool as _};
+use super::{with_pool, write_tx, Store, StoreError};
 use crate::config::Secret;
 
 /// History entries kept.
@@ -192,8 +192,7 @@ impl<'a> ConfigStore<'a> {
         }
         let now = now();
         let cipher = self.store.cipher().clone();
-        let changed = with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        let changed = with_pool!(self.store, p => write_tx!(p, tx => {
             let mut changed = 0usize;
             for (c, new_stored) in changes.iter().zip(&stored) {
                 let old: Option<(String, bool)> =
@@ -260,9 +259,8 @@ impl<'a> ConfigStore<'a> {
                 .execute(&mut *tx)
                 .await?;
             }
-            tx.commit().await?;
-            changed
-        });
+            Ok(changed)
+        }));
         Ok(changed)
     }
 

@@ -13,7 +13,7 @@ use serde::Serialize;
 
 use super::clock::now;
 use super::ids::UserId;
-use super::{with_pool, RoleLock as _, Store, StoreError, WritePool as _};
+use super::{with_pool, write_tx, RoleLock as _, Store, StoreError};
 use crate::config::Secret;
 use crate::crypto::TotpSecret;
 
@@ -266,8 +266,7 @@ impl<'a> Users<'a> {
             .transpose()?;
         let select = select_by("id");
         let now = now();
-        let row: UserRow = with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        let row: UserRow = with_pool!(self.store, p => write_tx!(p, tx => {
             tx.lock_roles().await?;
             let role = match new.role {
                 RoleChoice::Exactly(role) => role,
@@ -299,9 +298,8 @@ impl<'a> Users<'a> {
                 return Err(StoreError::Conflict("a user with this email already exists".into()));
             }
             let row = sqlx::query_as(&select).bind(id).fetch_one(&mut *tx).await?;
-            tx.commit().await?;
-            row
-        });
+            Ok(row)
+        }));
         User::try_from(row)
     }
 
@@ -318,8 +316,7 @@ impl<'a> Users<'a> {
         let by_email = select_by("email");
         let by_id = select_by("id");
         let now = now();
-        let (row, created): (UserRow, bool) = with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        let (row, created): (UserRow, bool) = with_pool!(self.store, p => write_tx!(p, tx => {
             tx.lock_roles().await?;
             let found: Option<UserRow> =
                 sqlx::query_as(&by_subject).bind(subject).fetch_optional(&mut *tx).await?;
@@ -366,9 +363,8 @@ impl<'a> Users<'a> {
                     }
                 }
             };
-            tx.commit().await?;
-            result
-        });
+            Ok(result)
+        }));
         Ok((User::try_from(row)?, created))
     }
 
@@ -395,8 +391,7 @@ impl<'a> Users<'a> {
     pub async fn set_role(&self, id: UserId, role: Role) -> Result<User, StoreError> {
         let select = select_by("id");
         let now = now();
-        let row: UserRow = with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        let row: UserRow = with_pool!(self.store, p => write_tx!(p, tx => {
             tx.lock_roles().await?;
             let current: Option<String> = sqlx::query_scalar("SELECT role FROM users WHERE id = $1")
                 .bind(id)
@@ -416,16 +411,14 @@ impl<'a> Users<'a> {
                 .execute(&mut *tx)
                 .await?;
             let row = sqlx::query_as(&select).bind(id).fetch_one(&mut *tx).await?;
-            tx.commit().await?;
-            row
-        });
+            Ok(row)
+        }));
         User::try_from(row)
     }
 
     /// Delete an account and everything it owns; deleting the last admin is refused.
     pub async fn delete(&self, id: UserId) -> Result<(), StoreError> {
-        with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
             tx.lock_roles().await?;
             let current: Option<String> = sqlx::query_scalar("SELECT role FROM users WHERE id = $1")
                 .bind(id)
@@ -439,8 +432,8 @@ impl<'a> Users<'a> {
                 }
             }
             sqlx::query("DELETE FROM users WHERE id = $1").bind(id).execute(&mut *tx).await?;
-            tx.commit().await?;
-        });
+            Ok(())
+        }));
         Ok(())
     }
 
@@ -556,8 +549,7 @@ impl<'a> Users<'a> {
             .encrypt(secret.as_bytes(), &totp_context(id))?;
         let step = i64::try_from(used_step).unwrap_or(i64::MAX);
         let now = now();
-        with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
             let done = sqlx::query(
                 "UPDATE users SET totp_secret = $2, totp_enabled = TRUE, totp_pending_secret = NULL, \
                  totp_last_step = $3, updated_at = $4 WHERE id = $1 AND totp_enabled = FALSE",
@@ -589,8 +581,8 @@ impl<'a> Users<'a> {
                 .execute(&mut *tx)
                 .await?;
             }
-            tx.commit().await?;
-        });
+            Ok(())
+        }));
         Ok(())
     }
 

@@ -531,6 +531,11 @@ impl Drop for TestDb {
             rt.block_on(async {
                 if let Ok(mut conn) = <sqlx::PgConnection as sqlx::Connection>::connect(&base).await
                 {
+                    // Never wait long: a connection of the ending test may
+                    // still hold a lock; the scratch database goes at exit anyway.
+                    let _ = sqlx::query("SET lock_timeout = '3s'")
+                        .execute(&mut conn)
+                        .await;
                     let _ = sqlx::query(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE"))
                         .execute(&mut conn)
                         .await;
