@@ -1,0 +1,215 @@
+"""Load and probes: wrk runs (with the watched process's CPU time and RSS read
+around and during the run), a sequential time-to-first-byte probe on one
+kept-alive connection, a single checked request, and many open streams at once."""
+
+import asyncio
+import http.client
+import json
+import os
+import socket
+import statistics
+import subprocess
+import threading
+import time
+from urllib.parse import urlsplit
+
+from . import procs
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+WRK_SCRIPT = os.path.join(os.path.dirname(HERE), "wrk", "post.lua")
+
+
+class Target:
+    """One place to send one scenario's request: a URL, its body and headers."""
+
+    def __init__(self, url, body, headers):
+        self.url = url
+        self.body = body if isinstance(body, bytes) else body.encode()
+        self.headers = dict(headers)
+        parts = urlsplit(url)
+        self.host, self.port, self.path = parts.hostname, parts.port, parts.path
+
+
+class Sampler(threading.Thread):
+    """Reads the RSS of a process tree every `every` seconds, keeps the highest."""
+
+    def __init__(self, proc, every=0.2):
+        super().__init__(daemon=True)
+        self.proc, self.every = proc, every
+        self.max_kb = 0
+        self._halt = threading.Event()
+
+    def run(self):
+        while not self._halt.is_set():
+            self.max_kb = max(self.max_kb, self.proc.rss_kb())
+            self._halt.wait(self.every)
+
+    def finish(self):
+        self._halt.set()
+        self.join()
+        self.max_kb = max(self.max_kb, self.proc.rss_kb())
+        return self.max_kb
+
+
+def run_wrk(target, conns, seconds, cores, workdir, watch=None):
+    """One wrk run (one thread, `conns` kept-alive connections) against
+    `target`. With `watch` (the relay's Proc), also its CPU seconds per 1,000
+    requests and its highest RSS during the run."""
+    body_file = os.path.join(workdir, "wrk-body.bin")
+    with open(body_file, "wb") as f:
+        f.write(target.body)
+    env = dict(os.environ,
+               BENCH_BODY_FILE=body_file,
+               BENCH_HEADERS="\n".join(f"{k}: {v}" for k, v in target.headers.items()))
+    cmd = cores.wrap(["wrk", "-t1", f"-c{conns}", f"-d{seconds}s", "--timeout", "10s",
+                      "-s", WRK_SCRIPT, target.url], cores.load)
+    sampler = None
+    if watch is not None:
+        cpu_before = watch.cpu_ticks()
+        sampler = Sampler(watch)
+        sampler.start()
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=seconds + 60)
+    result = {}
+    if watch is not None:
+        rss_kb = sampler.finish()
+        result["cpu_ticks"] = watch.cpu_ticks() - cpu_before
+        result["rss_load_kb"] = rss_kb
+    line = next((l for l in out.stdout.splitlines() if l.startswith("BENCH_JSON ")), None)
+    if out.returncode != 0 or line is None:
+        raise RuntimeError(f"wrk failed (exit {out.returncode}): {out.stderr.strip()[-500:]}")
+    raw = json.loads(line[len("BENCH_JSON "):])
+    secs = raw["duration_us"] / 1e6
+    lat = raw["latency_us"]
+    result.update({
+        "requests": raw["requests"],
+        "rps": raw["requests"] / secs if secs > 0 else 0.0,
+        "p50_ms": lat["p50"] / 1000,
+        "p90_ms": lat["p90"] / 1000,
+        "p99_ms": lat["p99"] / 1000,
+        "max_ms": lat["max"] / 1000,
+        "errors": raw["errors"],
+    })
+    if watch is not None and raw["requests"] > 0:
+        # CPU seconds per 1,000 requests = milliseconds of CPU per request.
+        result["cpu_s_per_1k"] = result["cpu_ticks"] / procs.CLK_TCK / raw["requests"] * 1000
+    return result
+
+
+def _connection(target, timeout=30):
+    conn = http.client.HTTPConnection(target.host, target.port, timeout=timeout)
+    conn.connect()
+    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return conn
+
+
+def fetch(target, timeout=30):
+    """One request on a fresh connection: (status, headers, body bytes)."""
+    conn = _connection(target, timeout)
+    try:
+        conn.request("POST", target.path, body=target.body, headers=target.headers)
+        resp = conn.getresponse()
+        return resp.status, dict(resp.getheaders()), resp.read()
+    finally:
+        conn.close()
+
+
+def ttfb(target, n):
+    """Time to the first byte of the response body, over `n` sequential
+    requests on one kept-alive connection: p50 and p90 in milliseconds."""
+    conn = _connection(target)
+    samples = []
+    try:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            conn.request("POST", target.path, body=target.body, headers=target.headers)
+            resp = conn.getresponse()
+            first = resp.read1(1)
+            t1 = time.perf_counter()
+            rest = resp.read()
+            if resp.status != 200 or not (first or rest):
+                raise RuntimeError(f"time-to-first-byte probe got status {resp.status}")
+            samples.append((t1 - t0) * 1000)
+    finally:
+        conn.close()
+    samples.sort()
+    return {"ttfb_p50_ms": statistics.median(samples),
+            "ttfb_p90_ms": samples[min(len(samples) - 1, int(len(samples) * 0.9))],
+            "ttfb_n": n}
+
+
+def open_streams(target, n, watch, connect_parallel=100, settle=1.0, open_timeout=60.0):
+    """Open `n` streaming requests at once and hold them: how many started
+    (status 200 and a first body byte), and the watched process's RSS while
+    all are open (highest of several readings)."""
+    return asyncio.run(_open_streams(target, n, watch, connect_parallel, settle, open_timeout))
+
+
+async def _open_streams(target, n, watch, connect_parallel, settle, open_timeout):
+    head = [f"POST {target.path} HTTP/1.1", f"Host: {target.host}:{target.port}",
+            f"Content-Length: {len(target.body)}"]
+    head += [f"{k}: {v}" for k, v in target.headers.items()]
+    request = ("\r\n".join(head) + "\r\n\r\n").encode() + target.body
+    gate = asyncio.Semaphore(connect_parallel)
+    started = asyncio.Event()
+    opened = 0
+    failures = []
+    writers = []
+    drains = []
+
+    async def drain(reader):
+        try:
+            while await reader.read(65536):
+                pass
+        except (OSError, asyncio.CancelledError):
+            pass
+
+    def settled():
+        if opened + len(failures) >= n:
+            started.set()
+
+    async def one():
+        nonlocal opened
+        try:
+            async with gate:
+                reader, writer = await asyncio.open_connection(target.host, target.port)
+                writers.append(writer)
+                sock = writer.get_extra_info("socket")
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                writer.write(request)
+                await writer.drain()
+                head = await reader.readuntil(b"\r\n\r\n")
+                if not head.startswith(b"HTTP/1.1 200"):
+                    failures.append(head.split(b"\r\n", 1)[0].decode("latin-1"))
+                    return
+                if not await reader.read(1):
+                    failures.append("closed before the first body byte")
+                    return
+            opened += 1
+            drains.append(asyncio.create_task(drain(reader)))
+        except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as e:
+            failures.append(type(e).__name__)
+        finally:
+            settled()
+
+    t0 = time.monotonic()
+    tasks = [asyncio.create_task(one()) for _ in range(n)]
+    try:
+        await asyncio.wait_for(started.wait(), open_timeout)
+    except asyncio.TimeoutError:
+        pass
+    open_secs = time.monotonic() - t0
+    rss = 0
+    readings = max(1, int(settle / 0.1))
+    for _ in range(readings):
+        rss = max(rss, watch.rss_kb())
+        await asyncio.sleep(0.1)
+    for t in tasks:
+        t.cancel()
+    for d in drains:
+        d.cancel()
+    for w in writers:
+        w.close()
+    await asyncio.gather(*tasks, *drains, return_exceptions=True)
+    return {"streams": n, "opened": opened, "failed": len(failures),
+            "failure_sample": failures[:3], "open_secs": open_secs,
+            "rss_streams_kb": rss}
