@@ -32,6 +32,8 @@ const MAX_PENDING: usize = 50_000;
 
 /// The writer's state between flushes.
 struct Batch {
+    /// Transactions that wrote usage rows (observed by tests).
+    transactions: u64,
     records: Vec<UsageRecord>,
     /// Latest use per key not yet written.
     uses: HashMap<ApiKeyId, i64>,
@@ -81,6 +83,7 @@ impl Batch {
             match store.usage().insert_batch(&self.records).await {
                 Ok(()) => {
                     tracing::debug!(rows = self.records.len(), "usage written");
+                    self.transactions += 1;
                     self.records.clear();
                 }
                 Err(e) => {
@@ -125,11 +128,19 @@ impl Batch {
 /// every sender is gone.
 pub fn spawn(
     store: Store,
-    mut rx: mpsc::Receiver<Message>,
+    rx: mpsc::Receiver<Message>,
     cancel: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     tokio::spawn(async move {
+        run(store, rx, cancel).await;
+    })
+}
+
+/// The writer's loop; returns how many transactions wrote usage rows.
+async fn run(store: Store, mut rx: mpsc::Receiver<Message>, cancel: CancellationToken) -> u64 {
+    {
         let mut batch = Batch {
+            transactions: 0,
             records: Vec::with_capacity(BATCH_ROWS),
             uses: HashMap::new(),
             written: HashMap::new(),
@@ -143,7 +154,7 @@ pub fn spawn(
                     if n == 0 {
                         // Every sender is gone.
                         batch.flush(&store, true).await;
-                        return;
+                        return batch.transactions;
                     }
                     for msg in incoming.drain(..) {
                         batch.take(msg);
@@ -159,11 +170,11 @@ pub fn spawn(
                     }
                     batch.flush(&store, true).await;
                     tracing::debug!("usage writer stopped");
-                    return;
+                    return batch.transactions;
                 }
             }
         }
-    })
+    }
 }
 
 #[cfg(test)]
@@ -188,9 +199,50 @@ mod tests {
         }
     }
 
+    #[tokio::test]
+    async fn a_burst_becomes_a_few_transactions_and_shutdown_drains() {
+        let dir = std::env::temp_dir().join(format!("gw-usage-{}", uuid::Uuid::new_v4().simple()));
+        let url = format!("sqlite://{}/usage.db", dir.display());
+        let store = Store::connect(&url, &crate::crypto::EncryptionKey::generate())
+            .await
+            .unwrap();
+        let (tx, rx) = mpsc::channel(10_000);
+        let user = UserId::new();
+        let key = ApiKeyId::new();
+        for i in 0..2_500 {
+            let mut r = record(key, 1_700_000_000 + i);
+            r.user_id = user;
+            tx.try_send(Message::Record(r)).unwrap();
+        }
+        let cancel = CancellationToken::new();
+        let writer = tokio::spawn(run(store.clone(), rx, cancel.clone()));
+        // More arrive while it runs; shutdown must drain them too.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        for i in 0..10 {
+            let mut r = record(key, 1_800_000_000 + i);
+            r.user_id = user;
+            tx.try_send(Message::Record(r)).unwrap();
+        }
+        cancel.cancel();
+        let transactions = writer.await.unwrap();
+        let rows = store.usage().records_of(user).await.unwrap();
+        assert_eq!(rows.len(), 2_510);
+        assert!(
+            rows.windows(2).all(|w| w[0].created_at < w[1].created_at),
+            "in order"
+        );
+        assert!(
+            transactions <= 4,
+            "{transactions} transactions for 2,510 rows"
+        );
+        store.close().await;
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     #[test]
     fn key_uses_fold_to_the_latest_and_wait_their_turn() {
         let mut b = Batch {
+            transactions: 0,
             records: Vec::new(),
             uses: HashMap::new(),
             written: HashMap::new(),
