@@ -47,7 +47,8 @@ pub async fn run(
         initiator: initiator(req),
         stream: req.stream,
     };
-    tracing::info!(
+    ids::record_route(provider.id.as_str(), &route.model);
+    tracing::debug!(
         provider = %provider.id,
         model = %route.model,
         requested = %req.model,

@@ -95,7 +95,8 @@ pub async fn run(
     if let Some(ticket) = &usage {
         ticket.route(ProviderId::Primary.as_str(), &model.id, req.stream);
     }
-    tracing::info!(
+    ids::record_route("primary", &model.id);
+    tracing::debug!(
         provider = "primary",
         model = %model.id,
         requested = %req.model,

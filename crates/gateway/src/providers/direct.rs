@@ -317,7 +317,7 @@ fn assistant_headers(h: &mut HeaderMap, extras: &CallExtras) {
             HeaderValue::from_static(value),
         );
     }
-    if let Ok(id) = HeaderValue::from_str(&uuid::Uuid::new_v4().to_string()) {
+    if let Ok(id) = HeaderValue::from_str(&crate::pipeline::ids::fast_uuid().to_string()) {
         h.insert("x-request-id", id);
     }
     if extras.vision {

@@ -72,7 +72,10 @@ pub fn encode_request(
     opts: CallOptions,
 ) -> Result<Bytes, GatewayError> {
     let rt = app.runtime();
-    let mut options = RequestOptions::new(uuid::Uuid::new_v4().to_string(), model.id.clone());
+    let mut options = RequestOptions::new(
+        crate::pipeline::ids::fast_uuid().to_string(),
+        model.id.clone(),
+    );
     options.profile_arn = auth.profile_arn();
     options.fake_reasoning = opts.fake_reasoning;
     options.truncation_recovery = opts.truncation_recovery;

@@ -52,12 +52,17 @@ pub async fn request_context(mut request: Request, next: Next) -> Response {
         .and_then(|v| v.to_str().ok())
         .filter(|v| is_sane_request_id(v))
         .map(Arc::from)
-        .unwrap_or_else(|| Arc::from(uuid::Uuid::new_v4().to_string()));
+        .unwrap_or_else(|| Arc::from(crate::pipeline::ids::fast_uuid().to_string()));
     request.extensions_mut().insert(RequestId(id.clone()));
 
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
-    let span = tracing::info_span!("request", request_id = %id);
+    let span = tracing::info_span!(
+        "request",
+        request_id = %id,
+        provider = tracing::field::Empty,
+        model = tracing::field::Empty
+    );
     let started = Instant::now();
     let mut response = next.run(request).instrument(span.clone()).await;
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
