@@ -116,7 +116,10 @@ impl Collector {
                 });
             }
             ChatEvent::ToolCallDelta { index, arguments } => {
-                if let Some(ContentPart::ToolUse { arguments: args, .. }) = self.tool_slot(index) {
+                if let Some(ContentPart::ToolUse {
+                    arguments: args, ..
+                }) = self.tool_slot(index)
+                {
                     args.push_str(&arguments);
                 }
             }
@@ -228,7 +231,9 @@ mod tests {
                 arguments: "{\"y\":2}".into()
             }
         );
-        assert!(matches!(&r.content[0], ContentPart::Thinking { signature: Some(s), .. } if s == "sig"));
+        assert!(
+            matches!(&r.content[0], ContentPart::Thinking { signature: Some(s), .. } if s == "sig")
+        );
     }
 
     #[test]

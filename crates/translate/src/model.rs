@@ -117,7 +117,9 @@ pub enum ContentPart {
         signature: Option<String>,
     },
     /// Encrypted reasoning the client must send back as it was received.
-    RedactedThinking { data: String },
+    RedactedThinking {
+        data: String,
+    },
 }
 
 /// Content of a tool result.

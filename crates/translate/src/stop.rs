@@ -52,7 +52,11 @@ mod tests {
 
     #[test]
     fn round_trips_through_each_format() {
-        for r in [StopReason::EndTurn, StopReason::MaxTokens, StopReason::ToolUse] {
+        for r in [
+            StopReason::EndTurn,
+            StopReason::MaxTokens,
+            StopReason::ToolUse,
+        ] {
             assert_eq!(from_openai(to_openai(&r)), r);
             assert_eq!(from_anthropic(to_anthropic(&r)), r);
         }
