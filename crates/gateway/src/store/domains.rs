@@ -5,8 +5,11 @@
 //! `evil.example.com`'s users; add each domain). An empty list admits nobody,
 //! with one exception: while setup is incomplete (no admin yet) an empty list
 //! admits the first sign-in, so a deployment whose first admin arrives by SSO
-//! can be set up; once an admin exists, SSO sign-in needs an allowlisted
-//! domain. Password accounts are not affected (admins create them).
+//! can be set up; once an admin exists, creating an account through SSO
+//! needs an allowlisted domain. The list guards account creation only: an
+//! existing account signs in whatever its domain (`ui_api::sso`), so removing
+//! a domain does not lock out its admins. Password accounts are not affected
+//! (admins create them).
 
 use super::clock::now;
 use super::ids::UserId;
