@@ -17,12 +17,9 @@ use crate::routes::health::VERSION;
 use crate::state::AppState;
 use crate::store::{clock, Store, StoreError};
 
-/// The stored keys that configure SSO sign-in.
-pub const SSO_KEYS: [&str; 3] = ["sso_issuer_url", "sso_client_id", "sso_client_secret"];
-
 /// Whether every SSO key has a non-empty stored value.
 pub async fn sso_configured(store: &Store) -> Result<bool, StoreError> {
-    for key in SSO_KEYS {
+    for key in crate::sso::settings::KEYS.iter().map(|k| k.name) {
         match store.config().get(key).await? {
             Some(v) if !v.expose().trim().is_empty() => {}
             _ => return Ok(false),
