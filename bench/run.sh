@@ -4,12 +4,14 @@
 # in one run, printed as one table and written to bench/out/.
 #
 #   bench/run.sh            full run: 10 s per measurement, concurrency 1/16/64,
-#                           LiteLLM, 1,000 open streams (about 10-15 minutes)
+#                           proxy mode, the primary scenarios again in full
+#                           mode (API keys, usage in SQLite), LiteLLM, 1,000
+#                           open streams (about 12 minutes)
 #   bench/run.sh --quick    the same with 3 s per measurement
-#   bench/run.sh --smoke    2 s per measurement, concurrency 1/16, 50 open
-#                           streams, no LiteLLM, debug binaries: proves the
-#                           harness works (scripts/test runs it); its figures
-#                           mean nothing
+#   bench/run.sh --smoke    2 s per measurement, concurrency 1/16, one full-mode
+#                           scenario, 50 open streams, no LiteLLM, debug
+#                           binaries: proves the harness works (scripts/test
+#                           runs it); its figures mean nothing
 #
 # Options: --seconds N (per measurement), --only TEXT (scenarios whose name
 # contains TEXT), --no-litellm, --no-build (use the binaries already built).
@@ -38,7 +40,7 @@ while [ $# -gt 0 ]; do
     --only) extra+=(--only "$2"); shift ;;
     --no-litellm) use_litellm=0 ;;
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

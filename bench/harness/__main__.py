@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 
-from . import litellm, loadgen, procs, report, scenarios
+from . import fullmode, litellm, loadgen, procs, report, scenarios
 
 BENCH_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(BENCH_DIR)
@@ -30,10 +30,17 @@ SEED = {"client_id": "bench-client", "client_secret": "bench-client-secret",
 
 MODES = {
     # seconds per run, concurrencies, warm-up seconds, TTFB samples, open streams
-    "full": dict(seconds=10, conc=[1, 16, 64], warmup=2, ttfb=200, streams=1000),
-    "quick": dict(seconds=3, conc=[1, 16, 64], warmup=1, ttfb=50, streams=1000),
-    "smoke": dict(seconds=2, conc=[1, 16], warmup=0, ttfb=10, streams=50),
+    # and which scenarios also run through a full-mode gateway (None: all it serves)
+    "full": dict(seconds=10, conc=[1, 16, 64], warmup=2, ttfb=200, streams=1000,
+                 full_mode=None),
+    "quick": dict(seconds=3, conc=[1, 16, 64], warmup=1, ttfb=50, streams=1000,
+                  full_mode=None),
+    "smoke": dict(seconds=2, conc=[1, 16], warmup=0, ttfb=10, streams=50,
+                  full_mode=["primary-openai-json"]),
 }
+
+# The API key of the full-mode gateway, once it has issued one.
+FULL_MODE = {"key": None}
 
 
 class Broken(Exception):
@@ -178,6 +185,10 @@ def headers(kind):
         return {**json_ct, "Authorization": f"Bearer {PROXY_KEY}"}
     if kind == "gateway_anthropic":
         return {**json_ct, "x-api-key": PROXY_KEY, "anthropic-version": "2023-06-01"}
+    if kind == "full_openai":
+        return {**json_ct, "Authorization": f"Bearer {FULL_MODE['key']}"}
+    if kind == "full_anthropic":
+        return {**json_ct, "x-api-key": FULL_MODE["key"], "anthropic-version": "2023-06-01"}
     if kind == "litellm":
         return {**json_ct, "Authorization": f"Bearer {litellm.MASTER_KEY}",
                 "anthropic-version": "2023-06-01"}
@@ -324,9 +335,6 @@ def execute(run, args, mode, results, started):
     except (RuntimeError, OSError) as e:
         run.failures.append(f"start-up: {e}")
         return 1
-    results["pending"].append(
-        "full mode (per-user API-key auth and SQLite usage recording, issue 6): every "
-        "scenario again through a full-mode gateway; the gateway has no per-user API keys yet")
 
     time.sleep(1.0)
     results["rss"] = {"idle_kb": gw.rss_kb()}
@@ -385,6 +393,18 @@ def execute(run, args, mode, results, started):
     gw.stop()
     started.remove(gw)
 
+    full_rows = {}
+    wanted = mode["full_mode"]
+    full_scs = [sc for sc in runnable if sc.provider == "primary"
+                and sc.name not in no_gateway and (wanted is None or sc.name in wanted)]
+    if custom_prefix and full_scs:
+        results["skipped"].append(
+            "custom scenarios in full mode: a full-mode user connects `custom` in the web UI, "
+            "the harness connects only `primary`")
+    if full_scs:
+        measure_full_mode(run, args, results, started, full_scs, rows, full_rows, sim_base,
+                          oidc_base)
+
     litellm_scs = [sc for sc in runnable if sc.litellm]
     if not args.litellm:
         if args.mode != "smoke":
@@ -397,12 +417,65 @@ def execute(run, args, mode, results, started):
                         custom_prefix)
 
     for sc, by_c in rows.values():
-        for c in mode["conc"]:
-            row = {"scenario": sc.name, "label": sc.label, "provider": sc.provider,
-                   "stream": sc.stream, "c": c}
-            row.update(by_c[c])
-            results["rows"].append(row)
+        for gw_mode, table in (("proxy", by_c), ("full", full_rows.get(sc.name))):
+            if table is None:
+                continue
+            for c in mode["conc"]:
+                row = {"scenario": sc.name, "provider": sc.provider, "stream": sc.stream,
+                       "c": c, "mode": gw_mode,
+                       "label": sc.label + (", full mode" if gw_mode == "full" else "")}
+                row.update(table[c])
+                results["rows"].append(row)
     return 0
+
+
+def measure_full_mode(run, args, results, started, scs, rows, full_rows, sim_base,
+                      oidc_base):
+    """The primary scenarios again through a full-mode gateway (API-key auth,
+    usage recorded in SQLite), alone on the relay core like the proxy one."""
+    log("starting a full-mode gateway (SQLite, API key, upstream device flow)")
+    try:
+        gw, base, key = fullmode.start(os.path.join(args.bin_dir, "gateway"), run.cores,
+                                       run.rundir, sim_base, oidc_base)
+    except fullmode.SetupError as e:
+        if e.missing:
+            results["skipped"].append(f"full mode: this gateway lacks a piece it needs ({e})")
+        else:
+            run.failures.append(f"full mode set-up: {e}")
+        return
+    except (RuntimeError, OSError) as e:
+        run.failures.append(f"full mode start-up: {e}")
+        return
+    started.append(gw)
+    FULL_MODE["key"] = key
+    time.sleep(1.0)
+    results["rss_full"] = {"idle_kb": gw.rss_kb()}
+    for sc in scs:
+        kind, path, body, expect = sc.gateway
+        spec = (kind.replace("gateway_", "full_"), path, body, expect)
+        try:
+            check(sc.name, "full mode", base, spec)
+        except Broken as e:
+            run.failures.append(str(e))
+            continue
+        by_c = {c: {"direct": rows[sc.name][1][c].get("direct")} for c in run.mode["conc"]}
+        if sc.stream:
+            by_c[run.mode["conc"][0]]["ttfb"] = {
+                "direct": rows[sc.name][1][run.mode["conc"][0]].get("ttfb", {}).get("direct")}
+        run.measure(sc, "gateway", base, spec, gw, by_c)
+        full_rows[sc.name] = by_c
+    results["rss_full"]["peak_kb"] = gw.hwm_kb()
+    gw.stop()
+    started.remove(gw)
+    # Usage recording must really have been on: count what reached SQLite.
+    sent = sum(by_c[c]["gateway"]["requests"] for by_c in full_rows.values() for c in by_c
+               if "gateway" in by_c[c])
+    recorded = fullmode.recorded_usage(os.path.join(run.rundir, "gateway-full-data"))
+    results["usage_full"] = {"requests": sent, "recorded": recorded}
+    log(f"full mode: {recorded} usage rows in SQLite for {sent} measured requests "
+        f"(plus warm-ups and probes)")
+    if not recorded:
+        run.failures.append("full mode: no usage was recorded in SQLite")
 
 
 def measure_litellm(run, args, results, started, scs, rows, sim_base, custom_prefix):

@@ -106,6 +106,8 @@ def _worst(rows, pick, value, higher_is_worse=True):
 def targets(rows, streams, rss):
     """Rows of (target, measured, verdict) for issue 7's list."""
     out = []
+    full_rows = [r for r in rows if r.get("mode") == "full"]
+    rows = [r for r in rows if r.get("mode", "proxy") == "proxy"]
 
     def judge(name, value, row, limit, unit, higher_is_worse=True, scale=1.0):
         if value is None:
@@ -157,8 +159,13 @@ def targets(rows, streams, rss):
               streams["rss_streams_kb"] / 1024, None, 150, "MB")
     else:
         out.append(("RSS with 1,000 open streams <= 150 MB", "not measured", "n/a"))
-    out.append(("Full mode (auth + SQLite usage) costs <= 10 % of proxy throughput",
-                "not measured", "pending: full mode with per-user API keys (issue 6)"))
+    proxy_rps = {(r["scenario"], r["c"]): get(r, "gateway", "rps") for r in rows}
+    cost = lambda r: (None if not proxy_rps.get((r["scenario"], r["c"])) or
+                      get(r, "gateway", "rps") is None
+                      else 1 - get(r, "gateway", "rps") / proxy_rps[(r["scenario"], r["c"])])
+    v, r = _worst(full_rows, lambda r: True, cost)
+    judge("Full mode (API-key auth + SQLite usage) costs <= 10 % of proxy throughput",
+          v, r, 10, "%", scale=100)
     both = lambda r: ratio(get(r, "gateway", "rps"), get(r, "litellm", "rps"))
     v, r = _worst(rows, lambda r: True, both, higher_is_worse=False)
     if v is None:
@@ -195,6 +202,14 @@ def render(results):
             f"{streams['open_secs']:.1f} s ({streams['failed']} failed"
             + (f": {', '.join(streams['failure_sample'])}" if streams["failure_sample"] else "")
             + f"); gateway RSS while open {fmt_mb(streams['rss_streams_kb'])} MB.")
+    if results.get("rss_full"):
+        rf = results["rss_full"]
+        parts.append(f"Full-mode gateway RSS: idle {fmt_mb(rf.get('idle_kb'))} MB, peak "
+                     f"{fmt_mb(rf.get('peak_kb'))} MB.")
+    if results.get("usage_full"):
+        u = results["usage_full"]
+        parts.append(f"Full mode recorded {u['recorded']} usage rows in SQLite for "
+                     f"{u['requests']} measured requests (plus warm-ups and probes).")
     if results.get("litellm_rss"):
         lr = results["litellm_rss"]
         parts.append(f"LiteLLM {results['meta'].get('litellm_version', '')} RSS: idle "
