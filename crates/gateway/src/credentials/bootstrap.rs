@@ -72,6 +72,7 @@ pub async fn start_primary(
                 Ok(grant) => {
                     tracing::info!("cached upstream credentials are valid");
                     let creds = persist_rotation(&file, creds, &grant).await?;
+                    let creds = with_profile(config, http, &file, creds, &grant).await?;
                     return Ok(TokenManager::new(
                         oidc,
                         file,
@@ -112,6 +113,7 @@ pub async fn start_primary(
     }
 
     let (creds, grant) = login(config, &oidc, &file, reuse).await?;
+    let creds = with_profile(config, http, &file, creds, &grant).await?;
     Ok(TokenManager::new(
         oidc,
         file,
@@ -120,6 +122,33 @@ pub async fn start_primary(
         creds,
         Some(&grant),
     ))
+}
+
+/// For an organization (IAM Identity Center) account without a known
+/// `profileArn`, look it up once and keep it with the credentials.
+async fn with_profile(
+    config: &Config,
+    http: &reqwest::Client,
+    file: &TokenFile,
+    mut creds: PrimaryCredentials,
+    grant: &TokenGrant,
+) -> Result<PrimaryCredentials, BootstrapError> {
+    if creds.profile_arn.is_some() || config.upstream.sso_mode.issuer_url().is_none() {
+        return Ok(creds);
+    }
+    let found = super::profiles::discover(
+        http,
+        &config.upstream.api_endpoint,
+        grant.access_token.expose(),
+        config.runtime.upstream_region.as_str(),
+        config.tuning.oidc_timeout,
+    )
+    .await;
+    if found.is_some() {
+        creds.profile_arn = found;
+        file.save_primary(&creds).await?;
+    }
+    Ok(creds)
 }
 
 /// Run the device flow until it succeeds (expired codes start a new flow) and

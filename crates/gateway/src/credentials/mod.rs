@@ -10,6 +10,7 @@ pub mod device_flow;
 pub mod manager;
 pub mod oidc;
 pub mod per_user;
+pub mod profiles;
 pub mod token_file;
 
 pub use bootstrap::{start_primary, BootstrapError};

@@ -8,6 +8,7 @@ mod config_api_values;
 mod infra;
 mod keys_lifecycle;
 mod keys_support;
+mod profiles;
 mod relay_auth;
 mod relay_errors;
 mod relay_matrix;

@@ -47,6 +47,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
     Router::new()
         .route("/generateAssistantResponse", post(generate))
         .route("/ListAvailableModels", get(list_models))
+        .route("/", post(rpc_operation))
         .fallback(unknown_operation)
         .with_state(shared)
 }
@@ -208,6 +209,35 @@ async fn list_models(
         }
         Err(_) => ApiError::improperly_formed().into_response(),
     }
+}
+
+/// The ARN of the one profile the simulated account has; a request that
+/// carries a `profileArn` must name it when `require_profile_arn` is on.
+pub const PROFILE_ARN: &str = "arn:aws:codewhisperer:us-east-1:111122223333:profile/SIMULATED";
+
+/// Operations of the awsJson1_0 form (`POST /` with `X-Amz-Target`): only
+/// `AmazonCodeWhispererService.ListAvailableProfiles`, which IAM Identity
+/// Center accounts need to learn the `profileArn` their calls must carry.
+async fn rpc_operation(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+    let target = headers
+        .get("x-amz-target")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    if target != "AmazonCodeWhispererService.ListAvailableProfiles" {
+        return unknown_operation().await;
+    }
+    if let Err(e) = authorize(&shared, &headers) {
+        return e.into_response();
+    }
+    let body = serde_json::json!({
+        "profiles": [{"arn": PROFILE_ARN, "profileName": "upstream-sim"}],
+    });
+    let mut res = axum::Json(body).into_response();
+    res.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/x-amz-json-1.0"),
+    );
+    res
 }
 
 async fn unknown_operation() -> Response {
