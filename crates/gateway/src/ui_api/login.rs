@@ -94,6 +94,11 @@ pub async fn setup(
     let expected = store.meta().setup_code().await?;
     let given = body.setup_code.expose().trim();
     if !bool::from(given.as_bytes().ct_eq(expected.expose().as_bytes())) {
+        // A concurrent setup may have used (and removed) the code meanwhile:
+        // then the answer is "already complete", not "wrong code".
+        if app.setup_complete().await? {
+            return Err(GatewayError::Conflict("setup is already complete".into()));
+        }
         return Err(GatewayError::Forbidden(
             "wrong setup code: it is printed in the gateway's log".into(),
         ));
