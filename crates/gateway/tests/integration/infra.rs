@@ -552,28 +552,33 @@ async fn the_model_cache_is_filled_from_the_simulator() {
 
 #[tokio::test]
 async fn shutdown_waits_for_open_requests() {
-    let mut gw = Gateway::start(full_mode_gateway_config(&[])).await;
-    // A request whose body arrives slowly is in flight when shutdown starts.
-    let slow_body = futures::stream::unfold(0u32, |n| async move {
-        if n == 3 {
-            return None;
-        }
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        Some((Ok::<_, std::io::Error>(vec![b'{'; 10]), n + 1))
+    let mut env = ProxyEnv::start(&[]).await;
+    // A request whose upstream answer takes a while is in flight when
+    // shutdown starts; it must still complete.
+    let url = env.url("/v1/chat/completions");
+    let body = serde_json::json!({
+        "model": "claude-sonnet-4.5",
+        "messages": [{"role": "user", "content": "hello\nsim: text len=40 delay=500ms"}],
     });
-    let url = gw.url("/v1/chat/completions");
     let request = tokio::spawn(async move {
-        client()
+        let resp = client()
             .post(url)
-            .body(reqwest::Body::wrap_stream(slow_body))
+            .bearer_auth(API_KEY)
+            .json(&body)
             .send()
-            .await
-            .map(|r| r.status().as_u16())
+            .await?;
+        let status = resp.status().as_u16();
+        let json: Value = resp.json().await?;
+        Ok::<_, reqwest::Error>((status, json))
     });
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    gw.trigger_shutdown();
-    assert_eq!(request.await.unwrap().unwrap(), 503);
-    gw.stop().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    env.gateway.trigger_shutdown();
+    let (status, json) = request.await.unwrap().unwrap();
+    assert_eq!(status, 200, "{json}");
+    assert!(json["choices"][0]["message"]["content"]
+        .as_str()
+        .is_some_and(|t| !t.is_empty()));
+    env.gateway.stop().await.unwrap();
 }
 
 #[tokio::test]
