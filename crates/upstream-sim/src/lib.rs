@@ -95,6 +95,7 @@
 pub mod assistant_vendor;
 pub mod completions_vendor;
 pub mod config;
+pub mod directive;
 pub mod idp;
 mod ids;
 pub mod messages_vendor;

@@ -44,6 +44,9 @@
 //! | `key=S` | the key `times` counts under [the directive's canonical text] |
 
 use std::fmt;
+
+pub use crate::directive::ScenarioParseError;
+use crate::directive::{boolean, duration, err, num, positive, Out};
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -268,52 +271,6 @@ impl Default for Scenario {
     }
 }
 
-/// Why a directive could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ScenarioParseError(pub String);
-
-impl fmt::Display for ScenarioParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bad sim directive: {}", self.0)
-    }
-}
-
-impl std::error::Error for ScenarioParseError {}
-
-fn err<T>(msg: impl Into<String>) -> Result<T, ScenarioParseError> {
-    Err(ScenarioParseError(msg.into()))
-}
-
-fn num<T: FromStr>(key: &str, v: &str) -> Result<T, ScenarioParseError> {
-    v.parse()
-        .or_else(|_| err(format!("{key}={v}: not a number")))
-}
-
-fn positive(key: &str, v: &str) -> Result<usize, ScenarioParseError> {
-    match num::<usize>(key, v)? {
-        0 => err(format!("{key} must be at least 1")),
-        n => Ok(n),
-    }
-}
-
-fn boolean(key: &str, v: &str) -> Result<bool, ScenarioParseError> {
-    match v.to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => err(format!("{key}={v}: not a boolean")),
-    }
-}
-
-fn duration(key: &str, v: &str) -> Result<Duration, ScenarioParseError> {
-    if let Some(ms) = v.strip_suffix("ms") {
-        return num::<u64>(key, ms).map(Duration::from_millis);
-    }
-    if let Some(s) = v.strip_suffix('s') {
-        return num::<u64>(key, s).map(Duration::from_secs);
-    }
-    num::<u64>(key, v).map(Duration::from_millis)
-}
-
 fn kind_named(name: &str) -> Result<ScenarioKind, ScenarioParseError> {
     Ok(match name {
         "default" => Scenario::default_answer().kind,
@@ -463,27 +420,6 @@ impl FromStr for Scenario {
         }
         s.fault = faults.into_fault()?;
         Ok(s)
-    }
-}
-
-/// Writes ` key=value` when the value differs from the default.
-struct Out<'a, 'b> {
-    f: &'a mut fmt::Formatter<'b>,
-}
-
-impl Out<'_, '_> {
-    fn kv<T: PartialEq + fmt::Display>(&mut self, key: &str, v: T, default: T) -> fmt::Result {
-        if v == default {
-            return Ok(());
-        }
-        write!(self.f, " {key}={v}")
-    }
-
-    fn ms(&mut self, key: &str, d: Duration) -> fmt::Result {
-        if d.is_zero() {
-            return Ok(());
-        }
-        write!(self.f, " {key}={}ms", d.as_millis())
     }
 }
 

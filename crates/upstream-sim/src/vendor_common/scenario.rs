@@ -43,6 +43,11 @@
 //! | `key=S` | the key `times` counts under [the canonical text] |
 
 use std::fmt;
+
+use crate::directive::{boolean, duration, err, num, positive, Out};
+
+/// Why a directive could not be parsed (the same error as the primary's).
+pub type VendorScenarioParseError = crate::directive::ScenarioParseError;
 use std::str::FromStr;
 use std::time::Duration;
 
@@ -263,52 +268,6 @@ impl Default for VendorScenario {
     }
 }
 
-/// Why a directive could not be parsed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VendorScenarioParseError(pub String);
-
-impl fmt::Display for VendorScenarioParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "bad sim directive: {}", self.0)
-    }
-}
-
-impl std::error::Error for VendorScenarioParseError {}
-
-fn err<T>(msg: impl Into<String>) -> Result<T, VendorScenarioParseError> {
-    Err(VendorScenarioParseError(msg.into()))
-}
-
-fn num<T: FromStr>(key: &str, v: &str) -> Result<T, VendorScenarioParseError> {
-    v.parse()
-        .or_else(|_| err(format!("{key}={v}: not a number")))
-}
-
-fn positive(key: &str, v: &str) -> Result<usize, VendorScenarioParseError> {
-    match num::<usize>(key, v)? {
-        0 => err(format!("{key} must be at least 1")),
-        n => Ok(n),
-    }
-}
-
-fn boolean(key: &str, v: &str) -> Result<bool, VendorScenarioParseError> {
-    match v.to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => Ok(true),
-        "0" | "false" | "no" | "off" => Ok(false),
-        _ => err(format!("{key}={v}: not a boolean")),
-    }
-}
-
-fn duration(key: &str, v: &str) -> Result<Duration, VendorScenarioParseError> {
-    if let Some(ms) = v.strip_suffix("ms") {
-        return num::<u64>(key, ms).map(Duration::from_millis);
-    }
-    if let Some(s) = v.strip_suffix('s') {
-        return num::<u64>(key, s).map(Duration::from_secs);
-    }
-    num::<u64>(key, v).map(Duration::from_millis)
-}
-
 fn kind_named(name: &str) -> Result<VendorKind, VendorScenarioParseError> {
     Ok(match name {
         "default" => VendorScenario::default_answer().kind,
@@ -430,27 +389,6 @@ impl FromStr for VendorScenario {
         }
         s.fault = faults.into_fault()?;
         Ok(s)
-    }
-}
-
-/// Writes ` key=value` when the value differs from the default.
-struct Out<'a, 'b> {
-    f: &'a mut fmt::Formatter<'b>,
-}
-
-impl Out<'_, '_> {
-    fn kv<T: PartialEq + fmt::Display>(&mut self, key: &str, v: T, default: T) -> fmt::Result {
-        if v == default {
-            return Ok(());
-        }
-        write!(self.f, " {key}={v}")
-    }
-
-    fn ms(&mut self, key: &str, d: Duration) -> fmt::Result {
-        if d.is_zero() {
-            return Ok(());
-        }
-        write!(self.f, " {key}={}ms", d.as_millis())
     }
 }
 
