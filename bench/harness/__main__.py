@@ -58,7 +58,7 @@ def log(msg):
 # ---------------------------------------------------------------- machine
 
 
-def machine(mode_args):
+def machine():
     cpu = "unknown CPU"
     try:
         with open("/proc/cpuinfo") as f:
@@ -290,7 +290,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     run.rundir = rundir = os.path.join(args.out, f"run-{stamp}-{args.mode}")
     os.makedirs(rundir, exist_ok=True)
-    meta = machine(mode)
+    meta = machine()
     meta.update(mode=args.mode, profile=args.profile, seconds=mode["seconds"],
                 pinning=cores.describe())
     results = {"meta": meta, "rows": [], "skipped": [], "pending": [], "notes": run.notes}

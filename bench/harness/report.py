@@ -103,7 +103,7 @@ def _worst(rows, pick, value, higher_is_worse=True):
     return (max if higher_is_worse else min)(found, key=lambda x: x[0])
 
 
-def targets(rows, streams, rss):
+def targets(rows, streams):
     """Rows of (target, measured, verdict) for issue 7's list."""
     out = []
     full_rows = [r for r in rows if r.get("mode") == "full"]
@@ -227,5 +227,5 @@ def render(results):
     for p in results.get("pending", []):
         parts.append(f"Pending: {p}")
     parts += ["", "| Target (issue 7) | Measured | Verdict |", "|---|---|---|"]
-    parts += [f"| {a} | {b} | {c} |" for a, b, c in targets(rows, streams, rss)]
+    parts += [f"| {a} | {b} | {c} |" for a, b, c in targets(rows, streams)]
     return "\n".join(parts) + "\n"
