@@ -14,8 +14,11 @@ const MASK: &str = "***";
 /// which tests that start several servers rely on.
 pub fn init(config: &LogConfig) {
     let filter = EnvFilter::try_new(&config.level).unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colours only for a person at a terminal, never into files or collectors.
+    let ansi = std::io::IsTerminal::is_terminal(&std::io::stdout());
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(ansi)
         .with_target(true);
     let result = match config.format {
         LogFormat::Json => builder
