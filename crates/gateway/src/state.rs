@@ -227,10 +227,13 @@ impl AppState {
 
 /// The pooled upstream client: rustls, TCP_NODELAY, keep-alive, the connect
 /// timeout of the configuration and no total timeout (a stream may run for
-/// many minutes; the pipeline bounds waits itself).
+/// many minutes; the pipeline bounds waits itself). reqwest's own retries are
+/// off: `upstream::http` retries with the spec's policy, and reqwest's retry
+/// layer copied every request's headers in case it would retry.
 pub fn build_http_client(runtime: &RuntimeConfig) -> reqwest::Result<reqwest::Client> {
     reqwest::Client::builder()
         .use_rustls_tls()
+        .retry(reqwest::retry::never())
         .tcp_nodelay(true)
         .tcp_keepalive(TCP_KEEPALIVE)
         .connect_timeout(runtime.http_connect_timeout)

@@ -60,6 +60,16 @@ pub async fn handle(
     app: &AppState,
     inbound: Inbound,
 ) -> Result<axum::response::Response, GatewayError> {
+    // The relay's state machine is several kilobytes; boxed here once, the
+    // futures of the handler and the middleware above it stay small and cheap
+    // to move.
+    Box::pin(route(app, inbound)).await
+}
+
+async fn route(
+    app: &AppState,
+    inbound: Inbound,
+) -> Result<axum::response::Response, GatewayError> {
     let route = app.providers().select(app, &inbound.request.model).await?;
     match route.provider {
         ProviderId::Primary => {

@@ -12,6 +12,7 @@
 //! appended, never a clean end; a finished chat-completions stream that lost
 //! its `[DONE]` gets one.
 
+use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::http::{header, HeaderValue, StatusCode};
@@ -20,7 +21,7 @@ use bytes::{Bytes, BytesMut};
 use translate::{ClientFormat, StreamError};
 use wire::sse::{SseEvent, SseParser};
 
-use super::respond;
+use super::respond::{self, Unfinished};
 use super::sse_blocks::BlockSplitter;
 use super::watch::{Ending, Watch};
 use crate::error::GatewayError;
@@ -109,9 +110,39 @@ impl Reader {
     }
 }
 
+/// The side view of a relayed stream and its usage account. Dropped before
+/// the stream ended (the client went away), it notes the usage seen so far.
+struct Relayed {
+    watch: Watch,
+    state: Unfinished,
+}
+
+impl Relayed {
+    /// The provider's stream failed: note its usage and status; the error
+    /// event is the stream's end.
+    fn failed(&mut self, status: u16) {
+        if let Some(t) = self.state.usage() {
+            t.add_usage(&self.watch.usage());
+            t.stream_failed(status);
+        }
+        self.state.finish();
+    }
+}
+
+impl Drop for Relayed {
+    fn drop(&mut self) {
+        if !self.state.is_finished() {
+            if let Some(t) = self.state.usage() {
+                t.add_usage(&self.watch.usage());
+            }
+        }
+    }
+}
+
 /// Relay a streaming answer. `strip_usage`: drop the chat-completions usage
 /// chunk (the client did not ask for it; the gateway always does). The
-/// relay task holds `usage` until the stream ends and notes the usage the
+/// response body reads the provider as the client takes the events (no task
+/// in between), holds `usage` until the stream ends and notes the usage the
 /// side view saw and how the stream ended.
 pub async fn stream(
     resp: reqwest::Response,
@@ -176,47 +207,23 @@ pub async fn stream(
         }
     };
 
-    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(respond::CHANNEL_DEPTH);
-    tokio::spawn(async move {
-        let ticket = usage.as_ref();
-        let gone = |watch: &Watch| {
-            tracing::info!("client went away; upstream request cancelled");
-            if let Some(t) = ticket {
-                t.add_usage(&watch.usage());
-                t.client_gone();
-            }
-        };
-        let failed = |watch: &Watch, status: u16| {
-            if let Some(t) = ticket {
-                t.add_usage(&watch.usage());
-                t.stream_failed(status);
-            }
-        };
+    let mut relay = Relayed {
+        watch,
+        state: Unfinished::new(usage),
+    };
+    let body = async_stream::stream! {
         for block in held {
-            if tx.send(block).await.is_err() {
-                gone(&watch);
-                return;
-            }
+            yield Ok::<_, Infallible>(block);
         }
         if over {
-            log_stream_usage(provider, &watch, ticket);
+            relay.state.finish();
+            log_stream_usage(provider, &relay.watch, relay.state.usage());
             return;
         }
         loop {
-            let step = tokio::select! {
-                step = reader.next() => step,
-                () = tx.closed() => {
-                    gone(&watch);
-                    return;
-                }
-            };
-            match step {
+            match reader.next().await {
                 Step::Block(block, event) => {
-                    let seen = event.as_ref().map(|e| watch.observe(e)).unwrap_or_default();
-                    if !seen.drop && tx.send(block).await.is_err() {
-                        gone(&watch);
-                        return;
-                    }
+                    let seen = event.as_ref().map(|e| relay.watch.observe(e)).unwrap_or_default();
                     if let Some(err) = seen.error {
                         tracing::warn!(
                             provider,
@@ -224,27 +231,33 @@ pub async fn stream(
                             "provider error in the stream: {}",
                             err.message
                         );
-                        failed(&watch, err.status);
+                        relay.failed(err.status);
+                        if !seen.drop {
+                            yield Ok(block);
+                        }
                         return;
+                    }
+                    if !seen.drop {
+                        yield Ok(block);
                     }
                 }
                 Step::End { rest } => {
                     let mut tail = BytesMut::new();
                     if let Some((bytes, event)) = rest {
-                        let seen = event.as_ref().map(|e| watch.observe(e)).unwrap_or_default();
-                        let whole = watch.ending() != Ending::Cut || seen.error.is_some();
+                        let seen = event.as_ref().map(|e| relay.watch.observe(e)).unwrap_or_default();
+                        let whole = relay.watch.ending() != Ending::Cut || seen.error.is_some();
                         if whole && !seen.drop {
                             // The last event lacked its blank line: end it for the client.
                             tail.extend_from_slice(&bytes);
                             tail.extend_from_slice(b"\n\n");
                         }
                         if let Some(err) = &seen.error {
-                            failed(&watch, err.status);
-                            let _ = tx.send(tail.freeze()).await;
+                            relay.failed(err.status);
+                            yield Ok(tail.freeze());
                             return;
                         }
                     }
-                    match watch.ending() {
+                    match relay.watch.ending() {
                         Ending::Complete => {}
                         Ending::MissingDone => tail.extend_from_slice(wire::sse::DONE),
                         Ending::Cut => {
@@ -253,29 +266,30 @@ pub async fn stream(
                             );
                             tracing::warn!(provider, "{message}");
                             let err = cut_error(message);
-                            failed(&watch, err.status);
+                            relay.failed(err.status);
                             error_event(format, &err, &mut tail);
                         }
                     }
-                    log_stream_usage(provider, &watch, ticket);
+                    relay.state.finish();
+                    log_stream_usage(provider, &relay.watch, relay.state.usage());
                     if !tail.is_empty() {
-                        let _ = tx.send(tail.freeze()).await;
+                        yield Ok(tail.freeze());
                     }
                     return;
                 }
                 Step::Failed(message) => {
                     tracing::warn!(provider, "{message}");
                     let err = cut_error(message);
-                    failed(&watch, err.status);
+                    relay.failed(err.status);
                     let mut tail = BytesMut::new();
                     error_event(format, &err, &mut tail);
-                    let _ = tx.send(tail.freeze()).await;
+                    yield Ok(tail.freeze());
                     return;
                 }
             }
         }
-    });
-    let mut response = respond::sse_response(rx);
+    };
+    let mut response = respond::sse_response(axum::body::Body::from_stream(body));
     response.headers_mut().extend(forwarded);
     Ok(response)
 }

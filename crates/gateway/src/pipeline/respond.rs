@@ -8,7 +8,7 @@ use std::convert::Infallible;
 use axum::body::Body;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use bytes::{Bytes, BytesMut};
+use bytes::BytesMut;
 use translate::{ChatEvent, ClientFormat, Collector, ResponseMeta, Usage};
 
 use super::client::{self, ClientEncoder};
@@ -16,9 +16,6 @@ use super::provider_events::ProviderEvents;
 use super::relay::PrimaryRelay;
 use crate::error::GatewayError;
 use crate::usage::UsageTicket;
-
-/// Chunks buffered between the relay task and the client connection.
-pub const CHANNEL_DEPTH: usize = 32;
 
 /// Where the rest of an answer's events come from.
 pub enum Source {
@@ -53,10 +50,52 @@ fn note(usage: Option<&UsageTicket>, ev: &ChatEvent) {
     }
 }
 
-/// Start the SSE answer. A task reads the provider and writes the client; it
-/// stops (dropping the upstream request) as soon as the client goes away.
-/// The task holds `usage` until the stream ends, so the request is recorded
-/// with the final usage.
+/// Notes, when an answer's stream is dropped before it ended, that the
+/// client went away: the body is dropped by the server when the client
+/// disconnects, and with it the upstream request.
+pub struct Unfinished {
+    usage: Option<UsageTicket>,
+    finished: bool,
+}
+
+impl Unfinished {
+    pub fn new(usage: Option<UsageTicket>) -> Self {
+        Unfinished {
+            usage,
+            finished: false,
+        }
+    }
+
+    pub fn usage(&self) -> Option<&UsageTicket> {
+        self.usage.as_ref()
+    }
+
+    /// The answer ended (completely or with its error event).
+    pub fn finish(&mut self) {
+        self.finished = true;
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.finished {
+            tracing::info!("client went away; upstream request cancelled");
+            if let Some(ticket) = &self.usage {
+                ticket.client_gone();
+            }
+        }
+    }
+}
+
+/// Start the SSE answer. The response body reads the provider as the client
+/// takes the chunks (no task in between: one chunk is encoded per read of
+/// the provider); when the client goes away, the server drops the body and
+/// with it the upstream request. The body holds `usage` until the stream
+/// ends, so the request is recorded with the final usage.
 pub fn stream(
     format: ClientFormat,
     meta: ResponseMeta,
@@ -66,63 +105,45 @@ pub fn stream(
     first: Vec<ChatEvent>,
     usage: Option<UsageTicket>,
 ) -> Response {
-    let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(CHANNEL_DEPTH);
     if let Some(ticket) = &usage {
         ticket.add_usage(&usage_hint);
     }
     let mut encoder = ClientEncoder::new(format, meta, include_usage, usage_hint);
-    tokio::spawn(async move {
-        let usage = usage.as_ref();
-        let gone = || {
-            tracing::info!("client went away; upstream request cancelled");
-            if let Some(ticket) = usage {
-                ticket.client_gone();
-            }
-        };
+    let mut state = Unfinished::new(usage);
+    let body = async_stream::stream! {
         let mut out = BytesMut::with_capacity(4096);
         encoder.begin(&mut out);
         for ev in &first {
-            note(usage, ev);
+            note(state.usage(), ev);
             encoder.push(ev, &mut out);
         }
         let mut events = Vec::new();
         loop {
-            if !out.is_empty() && tx.send(out.split().freeze()).await.is_err() {
-                gone();
-                return;
+            if !out.is_empty() {
+                yield Ok::<_, Infallible>(out.split().freeze());
             }
             events.clear();
-            let more = tokio::select! {
-                more = relay.next(&mut events) => more,
-                () = tx.closed() => {
-                    gone();
-                    return;
-                }
-            };
+            let more = relay.next(&mut events).await;
             for ev in &events {
-                note(usage, ev);
+                note(state.usage(), ev);
                 encoder.push(ev, &mut out);
             }
             if !more {
                 encoder.finish(&mut out);
+                state.finish();
                 if !out.is_empty() {
-                    let _ = tx.send(out.split().freeze()).await;
+                    yield Ok(out.split().freeze());
                 }
-                return;
+                break;
             }
         }
-    });
-    sse_response(rx)
+    };
+    sse_response(Body::from_stream(body))
 }
 
-/// An SSE response whose body is the chunks sent on `rx`.
-pub fn sse_response(rx: tokio::sync::mpsc::Receiver<Bytes>) -> Response {
-    let body = futures::stream::unfold(rx, |mut rx| async move {
-        rx.recv()
-            .await
-            .map(|chunk| (Ok::<_, Infallible>(chunk), rx))
-    });
-    let mut response = Response::new(Body::from_stream(body));
+/// An SSE response with `body`.
+pub fn sse_response(body: Body) -> Response {
+    let mut response = Response::new(body);
     let headers = response.headers_mut();
     headers.insert(
         header::CONTENT_TYPE,

@@ -12,13 +12,13 @@
 //! always through [`mask_secrets`] and cut at [`LOGGED_BODY_LIMIT`].
 
 use axum::body::Body;
-use axum::extract::{Request, State};
+use axum::extract::Request;
 use axum::http::header;
-use axum::middleware::Next;
 use axum::response::Response;
 use bytes::BytesMut;
 use futures::StreamExt as _;
 
+use super::front_door::Next;
 use crate::error::GatewayError;
 use crate::logging::mask_secrets;
 use crate::state::AppState;
@@ -28,9 +28,9 @@ pub const LOGGED_BODY_LIMIT: usize = 64 * 1024;
 
 /// The body-limit middleware.
 pub async fn limit_body(
-    State(state): State<AppState>,
+    state: &AppState,
     request: Request,
-    next: Next,
+    next: impl Next,
 ) -> Result<Response, GatewayError> {
     let limit = state.runtime().max_request_body.bytes();
     let headers = request.headers();

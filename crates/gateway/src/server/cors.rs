@@ -11,8 +11,9 @@
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
-use axum::middleware::Next;
 use axum::response::Response;
+
+use super::front_door::Next;
 
 const ANY: HeaderValue = HeaderValue::from_static("*");
 /// Browsers may cache a preflight answer this long (seconds).
@@ -25,7 +26,7 @@ fn add_cors(headers: &mut HeaderMap) {
 }
 
 /// The CORS middleware.
-pub async fn cors(request: Request, next: Next) -> Response {
+pub async fn cors(request: Request, next: impl Next) -> Response {
     if request.method() == Method::OPTIONS {
         let requested = request
             .headers()

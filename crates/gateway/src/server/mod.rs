@@ -1,10 +1,12 @@
-//! The HTTP router and its middleware, outermost first:
+//! The HTTP router and its middleware. [`FrontDoor`] wraps the whole router
+//! in four steps, outermost first:
 //!
 //! 1. [`request_context`]: request id, request span, access log;
 //! 2. [`cors`]: CORS headers on everything, preflight answered;
 //! 3. [`uniform_errors`]: every error in the spec's format;
 //! 4. [`body_limit`]: `max_request_body`, 413 `request_too_large`;
-//! 5. per route group: `/` and `/health` open; `/v1/*` behind client auth in
+//!
+//! then the [`router`] itself, per route group: `/` and `/health` open; `/v1/*` behind client auth in
 //!    proxy mode, behind the [`setup_guard`] in full mode; `/_ui/api/*` (full
 //!    mode only) behind its session layer ([`crate::ui_api`]).
 //!
@@ -13,13 +15,14 @@
 
 pub mod body_limit;
 pub mod cors;
+pub mod front_door;
 pub mod request_context;
 pub mod setup_guard;
 pub mod uniform_errors;
 
 use axum::extract::DefaultBodyLimit;
 use axum::http::Uri;
-use axum::middleware::{from_fn, from_fn_with_state};
+use axum::middleware::from_fn_with_state;
 use axum::routing::get;
 use axum::Router;
 
@@ -27,8 +30,9 @@ use crate::config::GatewayMode;
 use crate::error::GatewayError;
 use crate::routes::{health, v1};
 use crate::state::AppState;
+pub use front_door::FrontDoor;
 
-/// The whole application router.
+/// The application's routes; serve them through [`FrontDoor`].
 pub fn router(state: AppState) -> Router {
     let v1 = v1::router().fallback(not_found);
     let v1 = match state.config().mode {
@@ -45,12 +49,9 @@ pub fn router(state: AppState) -> Router {
     if state.config().mode == GatewayMode::Full {
         app = app.nest("/_ui/api", crate::ui_api::router(state.clone()));
     }
+    // The body arrives whole from `body_limit`: axum's own limit stays off.
     app.fallback(not_found)
-        .layer(from_fn_with_state(state.clone(), body_limit::limit_body))
         .layer(DefaultBodyLimit::disable())
-        .layer(from_fn(uniform_errors::uniform_errors))
-        .layer(from_fn(cors::cors))
-        .layer(from_fn(request_context::request_context))
         .with_state(state)
 }
 

@@ -17,10 +17,10 @@ use std::time::Instant;
 
 use axum::extract::Request;
 use axum::http::{HeaderName, HeaderValue};
-use axum::middleware::Next;
 use axum::response::Response;
 use tracing::Instrument as _;
 
+use super::front_door::Next;
 use crate::error::{GatewayError, LoggedError};
 
 /// The `x-request-id` header.
@@ -45,7 +45,7 @@ pub fn is_sane_request_id(id: &str) -> bool {
 }
 
 /// The middleware.
-pub async fn request_context(mut request: Request, next: Next) -> Response {
+pub async fn request_context(mut request: Request, next: impl Next) -> Response {
     let id: Arc<str> = request
         .headers()
         .get(&X_REQUEST_ID)

@@ -6,16 +6,16 @@
 
 use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
+use super::front_door::Next;
 use crate::error::{GatewayError, LoggedError};
 
 /// Plain-text error bodies longer than this are cut.
 const MAX_TEXT: usize = 4096;
 
 /// The middleware.
-pub async fn uniform_errors(request: Request, next: Next) -> Response {
+pub async fn uniform_errors(request: Request, next: impl Next) -> Response {
     let response = next.run(request).await;
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error())

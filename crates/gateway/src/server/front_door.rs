@@ -1,0 +1,90 @@
+//! The middleware every request passes, composed once around the whole
+//! router as one hand-written service ([`FrontDoor`]).
+//!
+//! Why not `Router::layer(from_fn(..))`: a router layer wraps each route
+//! separately, and every `from_fn` layer clones the service below it, boxes
+//! it and boxes its future on each request. With four layers that was about
+//! seventy small allocations and a few deep copies of the handler's future
+//! per request, a sixth of the gateway's CPU per request (docs/benchmarks.md).
+//! Here the four steps are plain async functions that call the next one
+//! directly: one boxed future per request, and the router below is cloned
+//! once (an `Arc`).
+
+use std::convert::Infallible;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+
+use axum::extract::Request;
+use axum::response::{IntoResponse as _, Response};
+use axum::Router;
+use tower::{Service, ServiceExt as _};
+
+use super::{body_limit, cors, request_context, uniform_errors};
+use crate::state::AppState;
+
+/// The rest of the chain, as a middleware step sees it: hand the request on,
+/// get the response back.
+pub trait Next: Send {
+    fn run(self, request: Request) -> impl Future<Output = Response> + Send;
+}
+
+impl<F, Fut> Next for F
+where
+    F: FnOnce(Request) -> Fut + Send,
+    Fut: Future<Output = Response> + Send,
+{
+    fn run(self, request: Request) -> impl Future<Output = Response> + Send {
+        self(request)
+    }
+}
+
+/// The router with the gateway's middleware around it, outermost first:
+/// request context (id, span, access log), CORS, uniform errors, body limit.
+#[derive(Clone)]
+pub struct FrontDoor {
+    state: AppState,
+    router: Router,
+}
+
+impl FrontDoor {
+    pub fn new(state: AppState, router: Router) -> Self {
+        FrontDoor { state, router }
+    }
+}
+
+/// Every request through the four steps and then the router.
+async fn serve(state: AppState, router: Router, request: Request) -> Response {
+    request_context::request_context(request, |request| {
+        cors::cors(request, |request| {
+            uniform_errors::uniform_errors(request, |request| async move {
+                body_limit::limit_body(&state, request, |request| async move {
+                    match router.oneshot(request).await {
+                        Ok(response) => response,
+                        Err(never) => match never {},
+                    }
+                })
+                .await
+                .into_response()
+            })
+        })
+    })
+    .await
+}
+
+impl Service<Request> for FrontDoor {
+    type Response = Response;
+    type Error = Infallible;
+    type Future = Pin<Box<dyn Future<Output = Result<Response, Infallible>> + Send>>;
+
+    fn poll_ready(&mut self, _cx: &mut Context<'_>) -> Poll<Result<(), Infallible>> {
+        // The router is always ready.
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let state = self.state.clone();
+        let router = self.router.clone();
+        Box::pin(async move { Ok(serve(state, router, request).await) })
+    }
+}
