@@ -5,7 +5,7 @@ use std::fmt;
 
 use bytes::{Bytes, BytesMut};
 
-use super::block::{HeaderValueRef, Headers};
+use super::block::{HeaderValueRef, Headers, RawHeader, RawHeaders};
 use super::header::checked_len;
 use super::{EventStreamError, Header};
 
@@ -79,7 +79,10 @@ impl Frame {
     /// The value of the first header with this name. The format gives header
     /// order no meaning and does not forbid repeats; the first one wins.
     pub fn header(&self, name: &str) -> Option<HeaderValueRef<'_>> {
-        self.headers().find(|h| h.name == name).map(|h| h.value)
+        // Names compared as bytes: only the match's value is converted.
+        RawHeaders::new(&self.headers)
+            .find(|h| h.name == name.as_bytes())
+            .and_then(|h| h.value())
     }
 
     /// The value of the named header when it is a string; `None` when absent or
@@ -92,7 +95,7 @@ impl Frame {
     /// Errors when `:message-type` or the header its kind requires is missing
     /// or not a string, or when the kind is unknown.
     pub fn message(&self) -> Result<Message<'_>, EventStreamError> {
-        let found = Semantic::find(self.headers());
+        let found = Semantic::find(RawHeaders::new(&self.headers));
         match required_str(MESSAGE_TYPE, found.message_type)? {
             "event" => Ok(Message::Event {
                 event_type: required_str(EVENT_TYPE, found.event_type)?,
@@ -132,27 +135,29 @@ impl fmt::Debug for DebugHeaders<'_> {
 /// The first value of each header [`Frame::message`] may need.
 #[derive(Default)]
 struct Semantic<'a> {
-    message_type: Option<HeaderValueRef<'a>>,
-    event_type: Option<HeaderValueRef<'a>>,
-    exception_type: Option<HeaderValueRef<'a>>,
-    error_code: Option<HeaderValueRef<'a>>,
-    error_message: Option<HeaderValueRef<'a>>,
+    message_type: Option<RawHeader<'a>>,
+    event_type: Option<RawHeader<'a>>,
+    exception_type: Option<RawHeader<'a>>,
+    error_code: Option<RawHeader<'a>>,
+    error_message: Option<RawHeader<'a>>,
 }
 
 impl<'a> Semantic<'a> {
-    fn find(headers: Headers<'a>) -> Self {
+    /// Names are compared as bytes and no value is interpreted yet: most
+    /// headers of a frame are not needed.
+    fn find(headers: RawHeaders<'a>) -> Self {
         let mut found = Semantic::default();
         for h in headers {
             let slot = match h.name {
-                MESSAGE_TYPE => &mut found.message_type,
-                EVENT_TYPE => &mut found.event_type,
-                EXCEPTION_TYPE => &mut found.exception_type,
-                ERROR_CODE => &mut found.error_code,
-                ERROR_MESSAGE => &mut found.error_message,
+                n if n == MESSAGE_TYPE.as_bytes() => &mut found.message_type,
+                n if n == EVENT_TYPE.as_bytes() => &mut found.event_type,
+                n if n == EXCEPTION_TYPE.as_bytes() => &mut found.exception_type,
+                n if n == ERROR_CODE.as_bytes() => &mut found.error_code,
+                n if n == ERROR_MESSAGE.as_bytes() => &mut found.error_message,
                 _ => continue,
             };
             // First one wins, as in `Frame::header`.
-            slot.get_or_insert(h.value);
+            slot.get_or_insert(h);
         }
         found
     }
@@ -160,18 +165,21 @@ impl<'a> Semantic<'a> {
 
 fn required_str<'a>(
     name: &'static str,
-    value: Option<HeaderValueRef<'a>>,
+    header: Option<RawHeader<'a>>,
 ) -> Result<&'a str, EventStreamError> {
-    optional_str(name, value)?.ok_or(EventStreamError::MissingHeader(name))
+    optional_str(name, header)?.ok_or(EventStreamError::MissingHeader(name))
 }
 
 fn optional_str<'a>(
     name: &'static str,
-    value: Option<HeaderValueRef<'a>>,
+    header: Option<RawHeader<'a>>,
 ) -> Result<Option<&'a str>, EventStreamError> {
-    match value {
-        None => Ok(None),
+    let Some(header) = header else {
+        return Ok(None);
+    };
+    match header.value() {
         Some(HeaderValueRef::String(s)) => Ok(Some(s)),
-        Some(_) => Err(EventStreamError::HeaderNotString(name)),
+        // `None` cannot happen on a validated block.
+        _ => Err(EventStreamError::HeaderNotString(name)),
     }
 }
