@@ -4,13 +4,15 @@
 //! `total_length` against the 16-byte minimum and the size limit, then
 //! `headers_length` against `total_length` (all from the 12-byte prelude, so an
 //! oversize frame is refused before its body arrives), then, once the whole
-//! frame is buffered, the message CRC and the headers. Only a frame that passes
-//! everything is split off the buffer. On error the buffer is left as it was,
-//! so calling again returns the same error: a bad stream cannot make progress.
+//! frame is buffered, the message CRC and the whole headers block (every
+//! length, type code and UTF-8 text). Only a frame that passes everything is
+//! split off the buffer, and reading its headers later cannot fail. On error
+//! the buffer is left as it was, so calling again returns the same error: a bad
+//! stream cannot make progress.
 
 use bytes::{Buf, BytesMut};
 
-use super::header::parse_headers;
+use super::block::validate;
 use super::{EventStreamError, Frame, DEFAULT_MAX_FRAME, OVERHEAD, PRELUDE_LEN};
 
 /// Splits a byte stream into verified [`Frame`]s.
@@ -94,17 +96,19 @@ impl Decoder {
             });
         }
         let payload_at = PRELUDE_LEN + headers_len;
-        let headers = parse_headers(&frame[PRELUDE_LEN..payload_at])?;
+        validate(&frame[PRELUDE_LEN..payload_at])?;
 
-        // Narrow the split-off frame to its payload before freezing: no copy,
-        // and one reference count on the shared buffer rather than two.
-        let mut payload = buf.split_to(total_len);
-        payload.truncate(crc_at);
-        payload.advance(payload_at);
-        Ok(Some(Frame {
-            headers,
-            payload: payload.freeze(),
-        }))
+        // Cut the split-off frame into headers block and payload before
+        // freezing: no copy, and one new reference on the shared buffer (the
+        // `split_off`) rather than one per `Bytes::slice`.
+        let mut headers = buf.split_to(total_len);
+        headers.truncate(crc_at);
+        let payload = headers.split_off(payload_at);
+        headers.advance(PRELUDE_LEN);
+        Ok(Some(Frame::from_validated(
+            headers.freeze(),
+            payload.freeze(),
+        )))
     }
 
     /// Call at end of input: returns the next buffered frame like [`Decoder::decode`],

@@ -12,7 +12,7 @@ use bytes::{BufMut, BytesMut};
 use super::frame::{
     CONTENT_TYPE, ERROR_CODE, ERROR_MESSAGE, EVENT_TYPE, EXCEPTION_TYPE, MESSAGE_TYPE,
 };
-use super::header::{MAX_HEADER_NAME, MAX_HEADER_VALUE, TYPE_STRING};
+use super::header::{checked_len, MAX_HEADER_NAME, MAX_HEADER_VALUE, TYPE_STRING};
 use super::{EventStreamError, Header, OVERHEAD};
 
 /// `:error-code` of the frame written in place of one that cannot be encoded.
@@ -27,11 +27,7 @@ pub fn try_encode(
     payload: &[u8],
     out: &mut BytesMut,
 ) -> Result<(), EventStreamError> {
-    let mut headers_len = 0usize;
-    for header in headers {
-        header.check()?;
-        headers_len += header.encoded_len();
-    }
+    let headers_len = checked_len(headers)?;
     write_frame(headers_len, payload, out, |out| {
         for header in headers {
             header.write(out);

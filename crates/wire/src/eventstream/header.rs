@@ -1,24 +1,21 @@
-//! Event-stream headers: the typed value, and the byte layout of one header
-//! (`name_len: u8`, name, `type: u8`, value) in both directions.
-//!
-//! Parsing checks every length against the bytes actually present, so a lying
-//! length can only produce [`EventStreamError::InvalidHeader`], never a panic or
-//! an out-of-bounds read.
+//! Owned event-stream headers (for encoding, and for building frames in tests),
+//! the wire type codes, and the byte layout of one header (`name_len: u8`,
+//! name, `type: u8`, value) on the writing side; `block` reads it back.
 
 use bytes::{BufMut, Bytes, BytesMut};
 
 use super::EventStreamError;
 
-const TYPE_BOOL_TRUE: u8 = 0;
-const TYPE_BOOL_FALSE: u8 = 1;
-const TYPE_BYTE: u8 = 2;
-const TYPE_SHORT: u8 = 3;
-const TYPE_INT: u8 = 4;
-const TYPE_LONG: u8 = 5;
-const TYPE_BYTE_ARRAY: u8 = 6;
+pub(super) const TYPE_BOOL_TRUE: u8 = 0;
+pub(super) const TYPE_BOOL_FALSE: u8 = 1;
+pub(super) const TYPE_BYTE: u8 = 2;
+pub(super) const TYPE_SHORT: u8 = 3;
+pub(super) const TYPE_INT: u8 = 4;
+pub(super) const TYPE_LONG: u8 = 5;
+pub(super) const TYPE_BYTE_ARRAY: u8 = 6;
 pub(super) const TYPE_STRING: u8 = 7;
-const TYPE_TIMESTAMP: u8 = 8;
-const TYPE_UUID: u8 = 9;
+pub(super) const TYPE_TIMESTAMP: u8 = 8;
+pub(super) const TYPE_UUID: u8 = 9;
 
 /// Longest header name the format can carry (its length is one byte).
 pub const MAX_HEADER_NAME: usize = u8::MAX as usize;
@@ -153,113 +150,12 @@ impl Header {
     }
 }
 
-/// Parses a whole headers block. Kiro frames carry three headers, so the
-/// vector starts with room for four to avoid growing on the hot path.
-pub(super) fn parse_headers(block: &[u8]) -> Result<Vec<Header>, EventStreamError> {
-    let mut headers = Vec::with_capacity(4);
-    let mut r = Reader {
-        rest: block,
-        index: 0,
-    };
-    while !r.rest.is_empty() {
-        r.index = headers.len();
-        headers.push(parse_one(&mut r)?);
+/// Checks every header and returns the bytes they take on the wire together.
+pub(super) fn checked_len(headers: &[Header]) -> Result<usize, EventStreamError> {
+    let mut len = 0usize;
+    for header in headers {
+        header.check()?;
+        len += header.encoded_len();
     }
-    Ok(headers)
-}
-
-fn parse_one(r: &mut Reader<'_>) -> Result<Header, EventStreamError> {
-    let [name_len] = r.array("name length")?;
-    if name_len == 0 {
-        return Err(invalid(r.index, "empty name".to_owned()));
-    }
-    let name = text(r.take(usize::from(name_len), "name")?)
-        .ok_or_else(|| invalid(r.index, "name is not UTF-8".to_owned()))?;
-    let [type_code] = r.array("value type")?;
-    let value = match type_code {
-        TYPE_BOOL_TRUE => HeaderValue::Bool(true),
-        TYPE_BOOL_FALSE => HeaderValue::Bool(false),
-        TYPE_BYTE => HeaderValue::Byte(i8::from_be_bytes(r.array("byte value")?)),
-        TYPE_SHORT => HeaderValue::Short(i16::from_be_bytes(r.array("short value")?)),
-        TYPE_INT => HeaderValue::Int(i32::from_be_bytes(r.array("int value")?)),
-        TYPE_LONG => HeaderValue::Long(i64::from_be_bytes(r.array("long value")?)),
-        TYPE_BYTE_ARRAY => {
-            let len = usize::from(u16::from_be_bytes(r.array("byte array length")?));
-            HeaderValue::ByteArray(Bytes::copy_from_slice(r.take(len, "byte array")?))
-        }
-        TYPE_STRING => {
-            let len = usize::from(u16::from_be_bytes(r.array("string length")?));
-            HeaderValue::String(
-                text(r.take(len, "string")?)
-                    .ok_or_else(|| invalid(r.index, format!("value of {name:?} is not UTF-8")))?,
-            )
-        }
-        TYPE_TIMESTAMP => HeaderValue::Timestamp(i64::from_be_bytes(r.array("timestamp value")?)),
-        TYPE_UUID => HeaderValue::Uuid(r.array("uuid value")?),
-        other => {
-            return Err(invalid(
-                r.index,
-                format!("unknown value type {other} for {name:?}"),
-            ))
-        }
-    };
-    Ok(Header { name, value })
-}
-
-/// The bytes as an owned string, or `None` when they are not UTF-8. The names
-/// and values `primary` sends on every frame are matched as constants first,
-/// which skips UTF-8 validation on the hot path (a measurable share of the
-/// decode time for ~100-byte frames).
-fn text(bytes: &[u8]) -> Option<String> {
-    let known = match bytes {
-        b":message-type" => ":message-type",
-        b":event-type" => ":event-type",
-        b":content-type" => ":content-type",
-        b":exception-type" => ":exception-type",
-        b"event" => "event",
-        b"application/json" => "application/json",
-        b"assistantResponseEvent" => "assistantResponseEvent",
-        b"toolUseEvent" => "toolUseEvent",
-        _ => return std::str::from_utf8(bytes).ok().map(str::to_owned),
-    };
-    Some(known.to_owned())
-}
-
-#[cold]
-fn invalid(index: usize, why: String) -> EventStreamError {
-    EventStreamError::InvalidHeader(format!("header {index}: {why}"))
-}
-
-#[cold]
-#[inline(never)]
-fn short(index: usize, what: &str, needed: usize, left: usize) -> EventStreamError {
-    invalid(
-        index,
-        format!("{what} needs {needed} bytes but the headers block has {left} left"),
-    )
-}
-
-/// A bounds-checked cursor over the headers block; `index` numbers the header
-/// being read, for error messages.
-struct Reader<'a> {
-    rest: &'a [u8],
-    index: usize,
-}
-
-impl<'a> Reader<'a> {
-    fn take(&mut self, n: usize, what: &str) -> Result<&'a [u8], EventStreamError> {
-        let Some((head, tail)) = self.rest.split_at_checked(n) else {
-            return Err(short(self.index, what, n, self.rest.len()));
-        };
-        self.rest = tail;
-        Ok(head)
-    }
-
-    fn array<const N: usize>(&mut self, what: &str) -> Result<[u8; N], EventStreamError> {
-        let Some((head, tail)) = self.rest.split_first_chunk::<N>() else {
-            return Err(short(self.index, what, N, self.rest.len()));
-        };
-        self.rest = tail;
-        Ok(*head)
-    }
+    Ok(len)
 }

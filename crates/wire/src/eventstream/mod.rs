@@ -4,18 +4,23 @@
 //! A frame is a 12-byte prelude (`total_length`, `headers_length`, prelude
 //! CRC32), typed headers, a payload and a CRC32 of everything before it; all
 //! integers are big-endian. [`Decoder`] turns a byte stream into verified
-//! [`Frame`]s, [`Frame::message`] reads the semantic headers into a [`Message`],
-//! and the `encode*` functions write frames (for the simulator and tests).
+//! [`Frame`]s whose headers block and payload share the read buffer;
+//! [`Frame::headers`] and [`Frame::message`] read them in place as borrowed
+//! views ([`HeaderRef`], [`Message`]) without allocating, and the `encode*`
+//! functions write frames from owned [`Header`]s (for the simulator and tests).
 //!
-//! Layout: `header` (value types, one header's bytes), `frame` (the frame and
-//! its typed view), `decode`, `encode`, `error`.
+//! Layout: `header` (owned headers, type codes, writing one header), `block`
+//! (reading a headers block: validation and borrowed views), `frame` (the
+//! frame and its typed view), `decode`, `encode`, `error`.
 
+mod block;
 mod decode;
 mod encode;
 mod error;
 mod frame;
 mod header;
 
+pub use block::{HeaderRef, HeaderValueRef, Headers};
 pub use decode::Decoder;
 pub use encode::{
     encode, encode_error, encode_event, encode_exception, try_encode, ENCODING_ERROR_CODE,

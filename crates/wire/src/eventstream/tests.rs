@@ -45,6 +45,15 @@ fn decode_one(bytes: &[u8]) -> Result<Option<Frame>, EventStreamError> {
     Decoder::new().decode_eof(&mut BytesMut::from(bytes))
 }
 
+/// Owned copies of a frame's headers, in order.
+fn owned(frame: &Frame) -> Vec<Header> {
+    frame.headers().map(Header::from).collect()
+}
+
+fn frame_of(headers: &[Header]) -> Frame {
+    Frame::try_new(headers, Bytes::new()).unwrap()
+}
+
 #[test]
 fn vector_empty_headers() {
     let mut out = BytesMut::new();
@@ -57,7 +66,7 @@ fn vector_empty_headers() {
     assert_eq!(be(&out, 26), 0xAE72_58E4);
 
     let frame = decode_one(&out).unwrap().unwrap();
-    assert!(frame.headers.is_empty());
+    assert_eq!(frame.headers().next(), None);
     assert_eq!(&frame.payload[..], br#"{"foo": "bar"}"#);
     assert_eq!(
         frame.message(),
@@ -83,7 +92,11 @@ fn vector_event_frame_byte_for_byte() {
     assert_eq!(&generic[..], &expected[..]);
 
     let frame = decode_one(&expected).unwrap().unwrap();
-    assert_eq!(frame.headers, headers);
+    assert_eq!(owned(&frame), headers);
+    assert_eq!(
+        frame,
+        Frame::try_new(&headers, &br#"{"content":"Hi"}"#[..]).unwrap()
+    );
     assert_eq!(frame.header_str(CONTENT_TYPE), Some("application/json"));
     assert_eq!(
         frame.message().unwrap(),
@@ -106,7 +119,7 @@ fn vector_exception_frame() {
     assert_eq!(be(&out, 140), 0x5291_FDD1);
 
     let frame = decode_one(&out).unwrap().unwrap();
-    let names: Vec<&str> = frame.headers.iter().map(|h| h.name.as_str()).collect();
+    let names: Vec<&str> = frame.headers().map(|h| h.name).collect();
     assert_eq!(names, [MESSAGE_TYPE, EXCEPTION_TYPE, CONTENT_TYPE]);
     assert_eq!(
         frame.message().unwrap(),
@@ -143,9 +156,14 @@ fn every_header_type_round_trips() {
     let mut out = BytesMut::new();
     try_encode(&headers, b"payload", &mut out).unwrap();
     let frame = decode_one(&out).unwrap().unwrap();
-    assert_eq!(frame.headers, headers);
+    assert_eq!(owned(&frame), headers);
     assert_eq!(&frame.payload[..], b"payload");
-    assert_eq!(frame.header("long"), Some(&HeaderValue::Long(i64::MAX)));
+    assert_eq!(frame.header("long"), Some(HeaderValueRef::Long(i64::MAX)));
+    assert_eq!(
+        frame.header("bytes"),
+        Some(HeaderValueRef::ByteArray(&[0, 255, 7]))
+    );
+    assert_eq!(frame.header_str("str"), Some("héllo ✓ 🦀"));
     assert_eq!(frame.header_str("long"), None);
     assert_eq!(frame.header("missing"), None);
 }
@@ -179,7 +197,7 @@ fn header_type_codes_on_the_wire() {
         let mut raw = vec![1, b'n'];
         raw.extend_from_slice(wire);
         let frame = decode_one(&raw_frame(&raw, b"")).unwrap().unwrap();
-        assert_eq!(frame.headers, [Header::new("n", value)]);
+        assert_eq!(owned(&frame), [Header::new("n", value)]);
     }
 }
 
@@ -227,6 +245,27 @@ fn payload_shares_the_input_buffer() {
     let frame = Decoder::new().decode(&mut buf).unwrap().unwrap();
     assert_eq!(frame.payload.as_ptr() as usize, base + 12 + 92);
     assert!(buf.is_empty());
+}
+
+#[test]
+fn headers_are_read_in_place() {
+    let mut buf = BytesMut::new();
+    encode(
+        &[
+            Header::string("x-name", "a value"),
+            Header::string(MESSAGE_TYPE, "event"),
+        ],
+        b"{}",
+        &mut buf,
+    );
+    let base = buf.as_ptr() as usize;
+    let frame = Decoder::new().decode(&mut buf).unwrap().unwrap();
+    let first = frame.headers().next().unwrap();
+    assert_eq!(first.name.as_ptr() as usize, base + 12 + 1);
+    let value = first.value.as_str().unwrap();
+    assert_eq!(value.as_ptr() as usize, base + 12 + 1 + 6 + 1 + 2);
+    // Known constants (`:message-type`, `event`, ...) read as `'static` text.
+    assert_eq!(frame.header_str(MESSAGE_TYPE), Some("event"));
 }
 
 #[test]
@@ -364,10 +403,7 @@ fn malformed_headers_are_typed_errors() {
 
 #[test]
 fn message_view_errors() {
-    let frame = |headers: Vec<Header>| Frame {
-        headers,
-        payload: Bytes::new(),
-    };
+    let frame = |headers: Vec<Header>| frame_of(&headers);
     assert_eq!(
         frame(vec![Header::string(MESSAGE_TYPE, "event")]).message(),
         Err(EventStreamError::MissingHeader(EVENT_TYPE))
@@ -458,9 +494,43 @@ fn encode_error_clips_long_text_on_a_char_boundary() {
 
 #[test]
 fn repeated_header_names_first_wins() {
-    let frame = Frame {
-        headers: vec![Header::string("k", "first"), Header::string("k", "second")],
-        payload: Bytes::new(),
-    };
+    let frame = frame_of(&[Header::string("k", "first"), Header::string("k", "second")]);
     assert_eq!(frame.header_str("k"), Some("first"));
+    // The same for the semantic headers `message` reads.
+    let frame = frame_of(&[
+        Header::string(MESSAGE_TYPE, "event"),
+        Header::string(EVENT_TYPE, "first"),
+        Header::string(MESSAGE_TYPE, "error"),
+        Header::new(EVENT_TYPE, HeaderValue::Int(2)),
+    ]);
+    assert_eq!(
+        frame.message(),
+        Ok(Message::Event {
+            event_type: "first",
+            payload: b""
+        })
+    );
+}
+
+#[test]
+fn try_new_refuses_what_the_format_cannot_carry() {
+    let err = Frame::try_new(&[Header::string("", "v")], Bytes::new()).unwrap_err();
+    assert!(matches!(err, EventStreamError::InvalidHeader(_)), "{err:?}");
+}
+
+#[test]
+fn try_new_matches_the_decoded_frame() {
+    let headers = every_type();
+    let mut out = BytesMut::new();
+    try_encode(&headers, b"p", &mut out).unwrap();
+    let decoded = decode_one(&out).unwrap().unwrap();
+    let built = Frame::try_new(&headers, &b"p"[..]).unwrap();
+    assert_eq!(decoded, built);
+    assert_ne!(decoded, Frame::try_new(&headers[1..], &b"p"[..]).unwrap());
+    // Debug shows the headers, not the raw block.
+    let shown = format!("{:?}", frame_of(&[Header::string("k", "v")]));
+    assert!(
+        shown.contains(r#"name: "k", value: String("v")"#),
+        "{shown}"
+    );
 }

@@ -16,7 +16,7 @@ use wire::eventstream::{
     encode_event, encode_exception, try_encode, Decoder, Frame, Header, HeaderValue, Message,
 };
 
-use crate::strategies::{chunks, frame};
+use crate::strategies::{chunks, frame, owned_headers};
 
 fn to_sdk_value(value: &HeaderValue) -> SdkValue {
     match value {
@@ -48,8 +48,7 @@ fn from_sdk_value(value: &SdkValue) -> HeaderValue {
 }
 
 fn to_sdk(frame: &Frame) -> SdkMessage {
-    let headers = frame
-        .headers
+    let headers = owned_headers(frame)
         .iter()
         .map(|h| SdkHeader::new(h.name.clone(), to_sdk_value(&h.value)))
         .collect();
@@ -57,14 +56,12 @@ fn to_sdk(frame: &Frame) -> SdkMessage {
 }
 
 fn from_sdk(message: &SdkMessage) -> Frame {
-    Frame {
-        headers: message
-            .headers()
-            .iter()
-            .map(|h| Header::new(h.name().as_str(), from_sdk_value(h.value())))
-            .collect(),
-        payload: message.payload().clone(),
-    }
+    let headers: Vec<Header> = message
+        .headers()
+        .iter()
+        .map(|h| Header::new(h.name().as_str(), from_sdk_value(h.value())))
+        .collect();
+    Frame::try_new(&headers, message.payload().clone()).unwrap()
 }
 
 fn sdk_write(frame: &Frame) -> Vec<u8> {
@@ -75,7 +72,7 @@ fn sdk_write(frame: &Frame) -> Vec<u8> {
 
 fn ours_write(frame: &Frame) -> BytesMut {
     let mut out = BytesMut::new();
-    try_encode(&frame.headers, &frame.payload, &mut out).unwrap();
+    try_encode(&owned_headers(frame), &frame.payload, &mut out).unwrap();
     out
 }
 
@@ -173,7 +170,7 @@ proptest! {
     ) {
         let mut stream = BytesMut::new();
         for f in &frames {
-            try_encode(&f.headers, &f.payload, &mut stream).unwrap();
+            try_encode(&owned_headers(f), &f.payload, &mut stream).unwrap();
         }
         let mut decoder = MessageFrameDecoder::new();
         let mut buf = BytesMut::new();

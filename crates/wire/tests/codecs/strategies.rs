@@ -38,10 +38,12 @@ pub fn frame() -> impl Strategy<Value = Frame> {
         proptest::collection::vec(header(), 0..6),
         proptest::collection::vec(any::<u8>(), 0..300),
     )
-        .prop_map(|(headers, payload)| Frame {
-            headers,
-            payload: Bytes::from(payload),
-        })
+        .prop_map(|(headers, payload)| Frame::try_new(&headers, payload).unwrap())
+}
+
+/// Owned copies of a frame's headers, in order (what the encoder takes).
+pub fn owned_headers(frame: &Frame) -> Vec<Header> {
+    frame.headers().map(Header::from).collect()
 }
 
 /// Splits `bytes` at the given cut points (any values; reduced modulo the
