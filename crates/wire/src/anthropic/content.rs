@@ -127,6 +127,7 @@ impl<'de> Deserialize<'de> for ContentBlock {
 /// `{"type":"text","text":...}`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct TextBlock {
+    #[serde(serialize_with = "crate::json::serialize_str")]
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache_control: Option<Value>,
@@ -209,7 +210,7 @@ impl<'de> Deserialize<'de> for ToolResultContent {
 /// `{"type":"thinking","thinking","signature"}`: reasoning with its signature.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 pub struct ThinkingBlock {
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::json::serialize_str")]
     pub thinking: String,
     /// Required by Anthropic on input; `None` when a client sends thinking that
     /// another provider produced without one.

@@ -50,10 +50,14 @@ pub struct ResponseMessage {
     #[serde(default = "assistant_role")]
     pub role: String,
     /// `null` when the answer is only tool calls.
-    #[serde(default)]
+    #[serde(default, serialize_with = "crate::json::serialize_opt_str")]
     pub content: Option<String>,
     /// Reasoning text (the name DeepSeek and most compatible servers use).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::json::serialize_opt_str"
+    )]
     pub reasoning_content: Option<String>,
     /// The same, as some servers spell it (read only; the gateway writes
     /// `reasoning_content`).

@@ -64,7 +64,9 @@ pub enum HistoryEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserInputMessage {
-    /// Must be non-empty upstream.
+    /// Must be non-empty upstream. Often long (the folded system prompt):
+    /// escaped by the fast scan of [`crate::json`].
+    #[serde(serialize_with = "crate::json::serialize_str")]
     pub content: String,
     pub model_id: String,
     /// [`ORIGIN_AI_EDITOR`] from the gateway; other clients use other values.
@@ -194,7 +196,7 @@ pub enum ToolResultStatus {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ToolResultContentBlock {
     #[serde(rename = "text")]
-    Text(String),
+    Text(#[serde(serialize_with = "crate::json::serialize_str")] String),
     #[serde(rename = "json")]
     Json(Value),
 }
@@ -204,6 +206,7 @@ pub enum ToolResultContentBlock {
 #[serde(rename_all = "camelCase")]
 pub struct AssistantResponseMessage {
     /// Must be non-empty upstream.
+    #[serde(serialize_with = "crate::json::serialize_str")]
     pub content: String,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub tool_uses: Vec<ToolUse>,
