@@ -11,7 +11,9 @@
 mod events;
 mod models;
 mod request;
+mod views;
 
 pub use events::*;
 pub use models::*;
 pub use request::*;
+pub use views::*;
