@@ -11,6 +11,7 @@
 mod events;
 mod models;
 mod request;
+mod text_delta;
 mod views;
 
 pub use events::*;

@@ -19,6 +19,7 @@ use super::events::{
     event_type, AssistantResponseEvent, ContextUsageEvent, Event, InvalidStateEvent,
     MessageMetadataEvent, MetadataEvent, MeteringEvent, ReasoningContentEvent, ToolUseEvent,
 };
+use super::text_delta;
 
 /// A text delta, borrowed.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
@@ -136,35 +137,18 @@ impl<'a> EventView<'a> {
 }
 
 impl<'a> AssistantResponseView<'a> {
-    /// Read a text delta. The shape the upstream sends, `{"content":"..."}`
-    /// with nothing to decode in the string, is sliced out directly (most
-    /// deltas); any other payload goes to the JSON reader.
+    /// Read a text delta. The shape the upstream sends, `{"content":"..."}`,
+    /// is read without the JSON reader when its string needs no more than
+    /// the one-letter escapes (see `text_delta`); anything else goes to the reader.
     pub fn parse(payload: &'a [u8]) -> Result<Self, serde_json::Error> {
-        match plain_content(payload) {
+        match text_delta::content(payload) {
             Some(content) => Ok(Self {
-                content: Cow::Borrowed(content),
+                content,
                 model_id: None,
             }),
             None => from_payload(payload),
         }
     }
-}
-
-/// `s` when the payload is exactly `{"content":"s"}` and `s` reads as itself
-/// in JSON: valid UTF-8 without `"`, `\` or control characters (JSON forbids
-/// those raw in a string, so the reader would escape-decode or refuse them).
-fn plain_content(payload: &[u8]) -> Option<&str> {
-    let s = payload
-        .strip_prefix(br#"{"content":""#)?
-        .strip_suffix(br#""}"#)?;
-    // No early exit, so the loop vectorizes.
-    let special = s.iter().fold(false, |hit, &b| {
-        hit | (b < 0x20) | (b == b'"') | (b == b'\\')
-    });
-    if special {
-        return None;
-    }
-    std::str::from_utf8(s).ok()
 }
 
 /// Read a payload. Valid UTF-8 (every real one) is checked once here, so the

@@ -73,6 +73,37 @@ fn the_plain_shape_is_sliced_and_anything_else_is_read() {
 }
 
 #[test]
+fn one_letter_escapes_are_decoded_without_the_reader() {
+    let decoded = content(r#"{"content":"a\nb\t\"q\" \\ \/ \b\f\r é"}"#);
+    assert_eq!(decoded, "a\nb\t\"q\" \\ / \u{8}\u{c}\r é");
+    assert_eq!(content(r#"{"content":"\n"}"#), "\n");
+    assert_eq!(content(r#"{"content":"\\\\"}"#), "\\\\");
+    // Long enough to cross the scan's 16-byte blocks, escapes on both sides.
+    let long = format!(
+        r#"{{"content":"{}\n{}\"x"}}"#,
+        "a".repeat(15),
+        "b".repeat(17)
+    );
+    assert_eq!(
+        content(&long),
+        format!("{}\n{}\"x", "a".repeat(15), "b".repeat(17))
+    );
+    // What only the reader decodes or refuses gives its value or its error.
+    assert_eq!(content(r#"{"content":"\u00e9\n"}"#), "é\n");
+    for bad in [
+        &br#"{"content":"\x"}"#[..],
+        br#"{"content":"a\"}"#,
+        br#"{"content":"a\n""}"#,
+        b"{\"content\":\"\\n\t\"}",
+        b"{\"content\":\"\\n\xc3\"}",
+    ] {
+        let new = EventView::parse("assistantResponseEvent", bad).unwrap_err();
+        let old = owned("assistantResponseEvent", bad).unwrap_err();
+        assert_eq!(new.to_string(), old.to_string());
+    }
+}
+
+#[test]
 fn empty_and_missing_content_is_empty() {
     assert_eq!(content(r#"{"content":""}"#), "");
     assert_eq!(content("{}"), "");
@@ -258,13 +289,16 @@ fn payload() -> impl Strategy<Value = Vec<u8>> {
             format!("{{{}}}", members.join(",")).into_bytes()
         }),
         1 => prop::collection::vec(any::<u8>(), 0..24),
-        // The shape the fast path slices: any bytes between the quotes.
+        // The shape read without the JSON reader: escapes of every kind...
+        4 => json_string().prop_map(|s| format!("{{\"content\":{s}}}").into_bytes()),
+        // ...and any bytes between the quotes.
         4 => prop::collection::vec(
             prop_oneof![
-                Just(b'a'), Just(b' '), Just(b'"'), Just(b'\\'), Just(b'\n'), Just(0x1f),
-                Just(0x7f), Just(0xc3), Just(0xa9), Just(0xff), Just(b'}'), Just(b'u'),
+                Just(b'a'), Just(b' '), Just(b'"'), Just(b'\\'), Just(b'\\'), Just(b'\n'),
+                Just(0x1f), Just(0x7f), Just(0xc3), Just(0xa9), Just(0xff), Just(b'}'),
+                Just(b'u'), Just(b'n'), Just(b't'), Just(b'/'), Just(b'b'), Just(b'0'),
             ],
-            0..12,
+            0..40,
         )
         .prop_map(|mid| [&br#"{"content":""#[..], &mid, br#""}"#].concat()),
         1 => "[{}\":a-z0-9 ,\\\\]{0,24}".prop_map(String::into_bytes),
