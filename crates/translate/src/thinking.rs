@@ -80,9 +80,11 @@ impl ThinkingSplitter {
     pub fn push<'t>(&mut self, text: impl Into<Cow<'t, str>>, out: &mut Vec<ChatEvent>) {
         let text = text.into();
         match self.state {
+            State::Start if self.buf.is_empty() => self.decide_start(text, out),
             State::Start => {
                 self.buf.push_str(&text);
-                self.decide_start(out);
+                let held = std::mem::take(&mut self.buf);
+                self.decide_start(Cow::Owned(held), out);
             }
             State::Thinking { .. } if self.buf.is_empty() => self.think(text, out),
             State::Thinking { .. } => {
@@ -104,30 +106,26 @@ impl ThinkingSplitter {
         self.state = State::Text { trim: false };
     }
 
-    fn decide_start(&mut self, out: &mut Vec<ChatEvent>) {
-        let rest = self.buf.trim_start();
-        if rest.is_empty() {
+    /// At the start, with `buf` empty: `text` is all that was pushed so far.
+    fn decide_start(&mut self, text: Cow<'_, str>, out: &mut Vec<ChatEvent>) {
+        let rest = text.trim_start();
+        if let Some(&(open, close)) = TAGS.iter().find(|(open, _)| rest.starts_with(open)) {
+            let skip = text.len() - rest.len() + open.len();
+            self.found = true;
+            self.state = State::Thinking {
+                close,
+                started: false,
+            };
+            self.think(Cow::Borrowed(&text[skip..]), out);
             return;
         }
-        for (open, close) in TAGS {
-            if rest.starts_with(open) {
-                let skip = self.buf.len() - rest.len() + open.len();
-                self.buf.drain(..skip);
-                self.found = true;
-                self.state = State::Thinking {
-                    close,
-                    started: false,
-                };
-                self.think_held(out);
-                return;
-            }
-        }
+        // Still possibly an open tag (an empty `rest`, whitespace only, too).
         if TAGS.iter().any(|(open, _)| open.starts_with(rest)) {
-            return; // still possibly an open tag
+            self.buf = text.into_owned();
+            return;
         }
-        let text = std::mem::take(&mut self.buf);
         self.state = State::Text { trim: false };
-        emit(out, ChatEvent::TextDelta, Cow::Owned(text));
+        emit(out, ChatEvent::TextDelta, text);
     }
 
     /// Inside a block with nothing held: scan the delta where it lies.
