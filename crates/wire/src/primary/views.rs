@@ -4,8 +4,10 @@
 //! token, so they are read without owned copies: a string borrows from the
 //! payload and is decoded into an owned one (`Cow::Owned`) only when it holds
 //! escapes. Reading is as lenient as with the owned types in `events` (unknown
-//! fields ignored, missing ones default), and [`EventView::into_owned`] gives
-//! exactly what [`Event::parse`] returns; the owned types stay for writing.
+//! fields ignored, missing ones default): [`EventView::into_owned`] gives what
+//! the owned types read on their own, errors included (a property test holds
+//! them to it). [`Event::parse`] goes through here; the owned types stay for
+//! writing.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -23,7 +25,7 @@ use super::text_delta;
 
 /// A text delta, borrowed.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-// Named as the owned type, so that error messages stay the same.
+// Error messages name the owned type, as they did before the views.
 #[serde(expecting = "struct AssistantResponseEvent", rename_all = "camelCase")]
 pub struct AssistantResponseView<'a> {
     #[serde(default, borrow)]
@@ -34,7 +36,7 @@ pub struct AssistantResponseView<'a> {
 
 /// One tool-call fragment, borrowed (see [`ToolUseEvent`]).
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
-// Named as the owned type, so that error messages stay the same.
+// Error messages name the owned type, as they did before the views.
 #[serde(expecting = "struct ToolUseEvent", rename_all = "camelCase")]
 pub struct ToolUseView<'a> {
     #[serde(default, borrow)]
@@ -59,7 +61,7 @@ pub enum ToolInput<'a> {
 
 /// Native reasoning, borrowed (see [`ReasoningContentEvent`]).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Deserialize)]
-// Named as the owned type, so that error messages stay the same.
+// Error messages name the owned type, as they did before the views.
 #[serde(expecting = "struct ReasoningContentEvent", rename_all = "camelCase")]
 pub struct ReasoningContentView<'a> {
     #[serde(default, borrow, deserialize_with = "opt_str")]
