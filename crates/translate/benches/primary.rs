@@ -1,5 +1,6 @@
 //! Benchmarks of the `primary` conversions: building the upstream request for
-//! a 20-message conversation, and parsing a 2000-event answer stream.
+//! a 20-message conversation, parsing a 2000-event answer stream, and parsing
+//! a short answer of small deltas with fake reasoning on.
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::json;
@@ -157,5 +158,67 @@ fn bench_stream_parser(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_build_request, bench_stream_parser);
+/// A short answer as most arrive with fake reasoning on: 20 deltas of 20
+/// characters, the first half inside `<thinking>`, some with line breaks
+/// (escaped in the JSON), then the metering and context-usage events.
+fn small_answer() -> Vec<(&'static str, String)> {
+    let prose = "Let me check the config first, then the handler.\nThe answer: use a pool; ";
+    let mut chars = prose.chars().cycle();
+    let mut payloads = Vec::with_capacity(22);
+    for i in 0..20 {
+        let mut piece: String = chars.by_ref().take(20).collect();
+        if i == 0 {
+            piece.insert_str(0, "<thinking>");
+        }
+        if i == 9 {
+            piece.push_str("</thinking>\n\n");
+        }
+        payloads.push((
+            "assistantResponseEvent",
+            json!({ "content": piece }).to_string(),
+        ));
+    }
+    payloads.push((
+        "meteringEvent",
+        r#"{"unit":"credit","unitPlural":"credits","usage":0.01}"#.to_owned(),
+    ));
+    payloads.push((
+        "contextUsageEvent",
+        r#"{"contextUsagePercentage":0.8}"#.to_owned(),
+    ));
+    payloads
+}
+
+fn bench_small_answer(c: &mut Criterion) {
+    let payloads = small_answer();
+    let opts = ParserOptions {
+        extract_thinking: true,
+        context_window: Some(200_000),
+    };
+    let mut group = c.benchmark_group("primary_stream_parser_small_answer");
+    group.throughput(Throughput::Elements(20));
+    group.bench_function("20_deltas_fake_reasoning", |b| {
+        b.iter(|| {
+            let mut parser = StreamParser::new(opts);
+            let mut out = Vec::with_capacity(32);
+            for (event_type, payload) in black_box(&payloads) {
+                let msg = Frame::Event {
+                    event_type,
+                    payload: payload.as_bytes(),
+                };
+                parser.push(&msg, &mut out);
+            }
+            let summary = parser.finish(&mut out);
+            (out.len(), summary.usage)
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches,
+    bench_build_request,
+    bench_stream_parser,
+    bench_small_answer
+);
 criterion_main!(benches);

@@ -6,7 +6,7 @@ fn run(chunks: &[&str]) -> (String, String, Vec<ChatEvent>) {
     let mut s = ThinkingSplitter::new();
     let mut out = Vec::new();
     for c in chunks {
-        s.push(c, &mut out);
+        s.push(*c, &mut out);
     }
     s.finish(&mut out);
     let (mut thinking, mut text) = (String::new(), String::new());
@@ -237,4 +237,236 @@ fn split_evenly(s: &str, parts: usize) -> Vec<&str> {
     }
     out.push(&s[from..]);
     out
+}
+
+/// The splitter as it was before it scanned deltas in place (commit
+/// 86feeba): the oracle that the rewrite emits exactly the same events.
+mod reference {
+    use super::super::TAGS;
+    use crate::model::ChatEvent;
+
+    #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+    enum State {
+        Start,
+        Thinking { close: &'static str, started: bool },
+        Text { trim: bool },
+    }
+
+    #[derive(Debug, Clone)]
+    pub struct OldSplitter {
+        state: State,
+        buf: String,
+        found: bool,
+    }
+
+    impl OldSplitter {
+        pub fn new() -> Self {
+            Self {
+                state: State::Start,
+                buf: String::new(),
+                found: false,
+            }
+        }
+
+        pub fn found_block(&self) -> bool {
+            self.found
+        }
+
+        pub fn push(&mut self, text: &str, out: &mut Vec<ChatEvent>) {
+            match self.state {
+                State::Start => {
+                    self.buf.push_str(text);
+                    self.decide_start(out);
+                }
+                State::Thinking { .. } => {
+                    self.buf.push_str(text);
+                    self.scan_thinking(out);
+                }
+                State::Text { .. } => self.emit_text(text, out),
+            }
+        }
+
+        pub fn finish(&mut self, out: &mut Vec<ChatEvent>) {
+            let held = std::mem::take(&mut self.buf);
+            match self.state {
+                State::Start => emit(out, ChatEvent::TextDelta, &held),
+                State::Thinking { .. } => emit(out, ChatEvent::ThinkingDelta, held.trim_end()),
+                State::Text { .. } => {}
+            }
+            self.state = State::Text { trim: false };
+        }
+
+        fn decide_start(&mut self, out: &mut Vec<ChatEvent>) {
+            let rest = self.buf.trim_start();
+            if rest.is_empty() {
+                return;
+            }
+            for (open, close) in TAGS {
+                if let Some(after) = rest.strip_prefix(open) {
+                    let after = after.to_owned();
+                    self.found = true;
+                    self.state = State::Thinking {
+                        close,
+                        started: false,
+                    };
+                    self.buf = after;
+                    self.scan_thinking(out);
+                    return;
+                }
+            }
+            if TAGS.iter().any(|(open, _)| open.starts_with(rest)) {
+                return; // still possibly an open tag
+            }
+            let text = std::mem::take(&mut self.buf);
+            self.state = State::Text { trim: false };
+            emit(out, ChatEvent::TextDelta, &text);
+        }
+
+        fn scan_thinking(&mut self, out: &mut Vec<ChatEvent>) {
+            let State::Thinking { close, started } = self.state else {
+                return;
+            };
+            if !started {
+                let ws = self.buf.len() - self.buf.trim_start().len();
+                self.buf.drain(..ws);
+                if self.buf.is_empty() {
+                    return;
+                }
+                self.state = State::Thinking {
+                    close,
+                    started: true,
+                };
+            }
+            if let Some(at) = self.buf.find(close) {
+                emit(out, ChatEvent::ThinkingDelta, self.buf[..at].trim_end());
+                let after = self.buf[at + close.len()..].to_owned();
+                self.buf.clear();
+                self.state = State::Text { trim: true };
+                self.emit_text(&after, out);
+                return;
+            }
+            let keep_from = hold_point(&self.buf, close);
+            if keep_from > 0 {
+                emit(out, ChatEvent::ThinkingDelta, &self.buf[..keep_from]);
+                self.buf.drain(..keep_from);
+            }
+        }
+
+        fn emit_text(&mut self, text: &str, out: &mut Vec<ChatEvent>) {
+            let State::Text { trim } = self.state else {
+                return;
+            };
+            if trim {
+                let rest = text.trim_start();
+                if rest.is_empty() {
+                    return;
+                }
+                self.state = State::Text { trim: false };
+                emit(out, ChatEvent::TextDelta, rest);
+            } else {
+                emit(out, ChatEvent::TextDelta, text);
+            }
+        }
+    }
+
+    fn hold_point(buf: &str, close: &str) -> usize {
+        let bytes = buf.as_bytes();
+        let close = close.as_bytes();
+        let longest = (close.len() - 1).min(bytes.len());
+        let mut end = bytes.len();
+        for k in (1..=longest).rev() {
+            if bytes.ends_with(&close[..k]) {
+                // close[0] is `<` (ASCII), so `end` is a char boundary.
+                end = bytes.len() - k;
+                break;
+            }
+        }
+        buf.get(..end).map_or(0, |head| head.trim_end().len())
+    }
+
+    fn emit(out: &mut Vec<ChatEvent>, make: fn(String) -> ChatEvent, text: &str) {
+        if !text.is_empty() {
+            out.push(make(text.to_owned()));
+        }
+    }
+}
+
+/// Both splitters over the same chunks; `owned` pushes owned strings.
+fn both(chunks: &[&str], owned: bool) -> (Vec<ChatEvent>, Vec<ChatEvent>) {
+    let (mut new, mut old) = (ThinkingSplitter::new(), reference::OldSplitter::new());
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    for c in chunks {
+        if owned {
+            new.push(c.to_string(), &mut a);
+        } else {
+            new.push(*c, &mut a);
+        }
+        old.push(c, &mut b);
+        assert_eq!(new.found_block(), old.found_block());
+    }
+    new.finish(&mut a);
+    old.finish(&mut b);
+    // Pushes after the end are plain text in both.
+    new.push("<thinking>late", &mut a);
+    old.push("<thinking>late", &mut b);
+    (a, b)
+}
+
+#[test]
+fn every_close_tag_has_one_lt_in_front() {
+    for (open, close) in TAGS {
+        assert!(open.starts_with('<') && close.starts_with("</"), "{open}");
+        assert_eq!(close.matches('<').count(), 1, "{close}");
+    }
+}
+
+#[test]
+fn same_events_as_before_on_the_edge_cases() {
+    for input in [
+        "<thinking>\nStep 1.\nStep 2.\n</thinking>\n\nAnswer <b>bold</b>",
+        "  <think>日本語の推論 🤔</think>\n答え ✅",
+        "<thinking>a </thin",
+        "<thinking>a <<</</thi</thinking \t</thinking> \n x",
+        "\n\n<thinking>x</thinking></thinking>tail",
+        "<thinking>   \n   ",
+        "<reasoning>r</reasoning>",
+    ] {
+        let cuts: Vec<usize> = (0..=input.len())
+            .filter(|&i| input.is_char_boundary(i))
+            .collect();
+        for &a in &cuts {
+            for &b in cuts.iter().filter(|&&b| b >= a) {
+                let chunks = [&input[..a], &input[a..b], &input[b..]];
+                for owned in [false, true] {
+                    let (new, old) = both(&chunks, owned);
+                    assert_eq!(new, old, "cuts at {a},{b} of {input:?}");
+                }
+            }
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn same_events_as_before_for_any_chunking(
+        pieces in prop::collection::vec(piece(), 0..16),
+        cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..10),
+        owned in any::<bool>(),
+    ) {
+        let input: String = pieces.concat();
+        let boundaries: Vec<usize> = (0..=input.len()).filter(|&i| input.is_char_boundary(i)).collect();
+        let mut points: Vec<usize> = cuts.iter().map(|ix| boundaries[ix.index(boundaries.len())]).collect();
+        points.sort_unstable();
+        let mut chunks = Vec::new();
+        let mut from = 0;
+        for p in points {
+            chunks.push(&input[from..p]);
+            from = p;
+        }
+        chunks.push(&input[from..]);
+        let (new, old) = both(&chunks, owned);
+        prop_assert_eq!(new, old);
+    }
 }

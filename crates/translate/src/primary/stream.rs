@@ -5,6 +5,8 @@
 //! payload, an `exception` or `error` frame, or an `invalidStateEvent` becomes
 //! one [`ChatEvent::Error`] that ends the stream.
 //!
+//! - Payloads are read as borrowed views ([`EventView`]), so a delta is
+//!   copied once, into its event (an escaped one is decoded once and moved).
 //! - Text goes through the `<thinking>` splitter when `extract_thinking` is
 //!   on. Native `reasoningContentEvent`s become thinking events directly, and
 //!   from the first one on the splitter is bypassed (after flushing it).
@@ -25,9 +27,12 @@
 //!   [`crate::truncation`]), else `ToolUse` when there were tool calls, else
 //!   `EndTurn`.
 
-use serde_json::Value;
+use std::borrow::Cow;
+
 use wire::eventstream::Message;
-use wire::primary::{Event, ExceptionPayload, ReasoningContentEvent, TokenUsage, ToolUseEvent};
+use wire::primary::{
+    EventView, ExceptionPayload, ReasoningContentView, TokenUsage, ToolInput, ToolUseView,
+};
 
 use crate::model::{ChatEvent, StopReason, StreamError, Usage};
 use crate::thinking::ThinkingSplitter;
@@ -36,6 +41,10 @@ use crate::truncation::{self, Truncation};
 
 /// The error kind of every upstream failure in a stream.
 pub const ERROR_KIND: &str = "upstream_api_error";
+
+/// First capacity of the output kept for the token estimate (most answers
+/// fit in it).
+const OUTPUT_START: usize = 1024;
 
 /// How to read one stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -95,7 +104,8 @@ pub struct StreamParser {
     credits: Option<f64>,
     completion_signal: bool,
     has_text_output: bool,
-    /// Everything emitted that counts as output, for the token estimate.
+    /// Everything emitted that counts as output, for the token estimate
+    /// (counted once at the end, and only if no exact figure arrived).
     output: String,
     error: Option<StreamError>,
     finished: bool,
@@ -129,7 +139,7 @@ impl StreamParser {
             Message::Event {
                 event_type,
                 payload,
-            } => match Event::parse(event_type, payload) {
+            } => match EventView::parse(event_type, payload) {
                 Ok(event) => self.on_event(event, out),
                 Err(e) => self.fail(502, format!("malformed {event_type} payload: {e}"), out),
             },
@@ -214,66 +224,66 @@ impl StreamParser {
         summary
     }
 
-    fn on_event(&mut self, event: Event, out: &mut Vec<ChatEvent>) {
+    fn on_event(&mut self, event: EventView<'_>, out: &mut Vec<ChatEvent>) {
         match event {
-            Event::AssistantResponse(e) => self.text(&e.content, out),
-            Event::ToolUse(e) => self.tool_fragment(e, out),
-            Event::ReasoningContent(e) => self.reasoning(e, out),
-            Event::Metering(m) => {
+            EventView::AssistantResponse(e) => self.text(e.content, out),
+            EventView::ToolUse(e) => self.tool_fragment(e, out),
+            EventView::ReasoningContent(e) => self.reasoning(e, out),
+            EventView::Metering(m) => {
                 self.completion_signal = true;
                 self.credits = Some(self.credits.unwrap_or(0.0) + m.usage);
             }
-            Event::ContextUsage(c) => {
+            EventView::ContextUsage(c) => {
                 self.completion_signal = true;
                 self.context_pct = Some(c.context_usage_percentage);
             }
-            Event::Metadata(m) => {
+            EventView::Metadata(m) => {
                 self.completion_signal = true;
                 if let Some(u) = m.token_usage {
                     self.exact_usage(u);
                 }
             }
-            Event::MessageMetadata(m) => {
+            EventView::MessageMetadata(m) => {
                 if let Some(u) = m.token_usage {
                     self.completion_signal = true;
                     self.exact_usage(u);
                 }
             }
-            Event::InvalidState(s) => {
+            EventView::InvalidState(s) => {
                 let message = format!("invalid state ({}): {}", s.reason, s.message);
                 self.fail(500, message, out);
             }
-            Event::Other => {}
+            EventView::Other => {}
         }
     }
 
-    fn text(&mut self, text: &str, out: &mut Vec<ChatEvent>) {
+    fn text(&mut self, text: Cow<'_, str>, out: &mut Vec<ChatEvent>) {
         if text.is_empty() {
             return;
         }
         match &mut self.splitter {
             Some(splitter) => splitter.push(text, out),
-            None => out.push(ChatEvent::TextDelta(text.to_owned())),
+            None => out.push(ChatEvent::TextDelta(text.into_owned())),
         }
     }
 
-    fn reasoning(&mut self, e: ReasoningContentEvent, out: &mut Vec<ChatEvent>) {
+    fn reasoning(&mut self, e: ReasoningContentView<'_>, out: &mut Vec<ChatEvent>) {
         // Native reasoning: the tag splitter would only get in the way now.
         if let Some(mut splitter) = self.splitter.take() {
             splitter.finish(out);
         }
         if let Some(text) = e.text.filter(|t| !t.is_empty()) {
-            out.push(ChatEvent::ThinkingDelta(text));
+            out.push(ChatEvent::ThinkingDelta(text.into_owned()));
         }
         if let Some(sig) = e.signature.filter(|s| !s.is_empty()) {
-            out.push(ChatEvent::ThinkingSignature(sig));
+            out.push(ChatEvent::ThinkingSignature(sig.into_owned()));
         }
         if let Some(data) = e.redacted_content.filter(|d| !d.is_empty()) {
-            out.push(ChatEvent::RedactedThinking(data));
+            out.push(ChatEvent::RedactedThinking(data.into_owned()));
         }
     }
 
-    fn tool_fragment(&mut self, e: ToolUseEvent, out: &mut Vec<ChatEvent>) {
+    fn tool_fragment(&mut self, e: ToolUseView<'_>, out: &mut Vec<ChatEvent>) {
         let slot = if e.tool_use_id.is_empty() {
             // A fragment without an id continues the open call, if any.
             match self.open {
@@ -296,12 +306,12 @@ impl StreamParser {
                     let slot = self.tools.len();
                     out.push(ChatEvent::ToolCallStart {
                         index: index_of(slot),
-                        id: e.tool_use_id.clone(),
-                        name: e.name.clone(),
+                        id: e.tool_use_id.to_string(),
+                        name: e.name.to_string(),
                     });
                     self.tools.push(ToolCall {
-                        id: e.tool_use_id,
-                        name: e.name,
+                        id: e.tool_use_id.into_owned(),
+                        name: e.name.into_owned(),
                         arguments: String::new(),
                         ended: false,
                     });
@@ -311,9 +321,9 @@ impl StreamParser {
             }
         };
         let fragment = match e.input {
-            None | Some(Value::Null) => String::new(),
-            Some(Value::String(s)) => s,
-            Some(other) => other.to_string(),
+            None | Some(ToolInput::Json(serde_json::Value::Null)) => Cow::Borrowed(""),
+            Some(ToolInput::Text(s)) => s,
+            Some(ToolInput::Json(other)) => Cow::Owned(other.to_string()),
         };
         if !fragment.is_empty() {
             if let Some(call) = self.tools.get_mut(slot) {
@@ -321,7 +331,7 @@ impl StreamParser {
             }
             out.push(ChatEvent::ToolCallDelta {
                 index: index_of(slot),
-                arguments: fragment,
+                arguments: fragment.into_owned(),
             });
         }
         if e.stop == Some(true) {
@@ -399,15 +409,23 @@ impl StreamParser {
     /// Note emitted output for the token estimate and truncation detection.
     fn record(&mut self, events: &[ChatEvent]) {
         for e in events {
-            match e {
+            let text = match e {
                 ChatEvent::TextDelta(t) | ChatEvent::ThinkingDelta(t) => {
                     self.has_text_output = true;
-                    self.output.push_str(t);
+                    t
                 }
-                ChatEvent::RedactedThinking(_) => self.has_text_output = true,
-                ChatEvent::ToolCallDelta { arguments, .. } => self.output.push_str(arguments),
-                _ => {}
+                ChatEvent::RedactedThinking(_) => {
+                    self.has_text_output = true;
+                    continue;
+                }
+                ChatEvent::ToolCallDelta { arguments, .. } => arguments,
+                _ => continue,
+            };
+            if self.output.capacity() == 0 {
+                // Growing from nothing would reallocate at every doubling.
+                self.output.reserve(OUTPUT_START.max(text.len()));
             }
+            self.output.push_str(text);
         }
     }
 }

@@ -484,6 +484,137 @@ fn unknown_events_are_ignored() {
     assert_eq!(events.len(), 3);
 }
 
+/// Deltas as the upstream escapes them (newlines, quotes, backslashes,
+/// `\u` escapes and surrogate pairs), with extraction on and off.
+#[test]
+fn escaped_content_is_decoded() {
+    let msgs = [
+        ev(
+            "assistantResponseEvent",
+            r#"{"content":"<thinking>\nA \"plan\"\n"}"#,
+        ),
+        ev("assistantResponseEvent", r#"{"content":"</thinking>\n\n"}"#),
+        ev(
+            "assistantResponseEvent",
+            r#"{"content":"C:\\dir\t\u00e9\ud83d\ude42\/"}"#,
+        ),
+        ev("assistantResponseEvent", r#"{"content":"plain"}"#),
+        ev("meteringEvent", METERING),
+    ];
+    let on = ParserOptions {
+        extract_thinking: true,
+        context_window: None,
+    };
+    let (events, summary) = run(on, &msgs);
+    assert_eq!(
+        events[..3],
+        [
+            ChatEvent::ThinkingDelta("A \"plan\"".into()),
+            ChatEvent::TextDelta("C:\\dir\té🙂/".into()),
+            ChatEvent::TextDelta("plain".into()),
+        ]
+    );
+    let output = crate::tokens::count_text("A \"plan\"C:\\dir\té🙂/plain");
+    assert_eq!(summary.usage.output_tokens, Some(output));
+
+    let (events, _) = run(ParserOptions::default(), &msgs);
+    assert_eq!(
+        events[0],
+        ChatEvent::TextDelta("<thinking>\nA \"plan\"\n".into())
+    );
+    assert_eq!(events[2], ChatEvent::TextDelta("C:\\dir\té🙂/".into()));
+}
+
+/// Members the parser does not know, of any JSON type and with escapes, are
+/// skipped in every hot payload.
+#[test]
+fn unknown_fields_in_hot_payloads_are_ignored() {
+    let msgs = [
+        ev(
+            "assistantResponseEvent",
+            r#"{"citations":[{"u":"a\"b"}],"content":"Hi","modelId":"m","n":1.5}"#,
+        ),
+        ev(
+            "reasoningContentEvent",
+            r#"{"new":{"x":[null]},"text":"why","signature":"s"}"#,
+        ),
+        ev(
+            "toolUseEvent",
+            r#"{"toolUseId":"t1","name":"f","input":"{\"a\":","extra":"}"}"#,
+        ),
+        ev(
+            "toolUseEvent",
+            r#"{"toolUseId":"t1","input":"1}","stop":true,"x":[]}"#,
+        ),
+        ev("meteringEvent", METERING),
+    ];
+    let (events, _) = run(ParserOptions::default(), &msgs);
+    assert_eq!(
+        events[..7],
+        [
+            ChatEvent::TextDelta("Hi".into()),
+            ChatEvent::ThinkingDelta("why".into()),
+            ChatEvent::ThinkingSignature("s".into()),
+            ChatEvent::ToolCallStart {
+                index: 0,
+                id: "t1".into(),
+                name: "f".into()
+            },
+            ChatEvent::ToolCallDelta {
+                index: 0,
+                arguments: "{\"a\":".into()
+            },
+            ChatEvent::ToolCallDelta {
+                index: 0,
+                arguments: "1}".into()
+            },
+            ChatEvent::ToolCallEnd { index: 0 },
+        ]
+    );
+}
+
+/// Empty or missing strings emit nothing, through the splitter or not, and
+/// do not count as text output.
+#[test]
+fn empty_content_emits_nothing() {
+    let msgs = [
+        ev("assistantResponseEvent", r#"{"content":""}"#),
+        ev("assistantResponseEvent", "{}"),
+        ev("assistantResponseEvent", r#"{"modelId":"m"}"#),
+        ev("reasoningContentEvent", r#"{"text":"","signature":""}"#),
+        ev("toolUseEvent", r#"{"toolUseId":"t","name":"f","input":""}"#),
+        ev(
+            "toolUseEvent",
+            r#"{"toolUseId":"t","input":null,"stop":true}"#,
+        ),
+        ev("meteringEvent", METERING),
+    ];
+    for extract_thinking in [false, true] {
+        let opts = ParserOptions {
+            extract_thinking,
+            context_window: None,
+        };
+        let (events, summary) = run(opts, &msgs);
+        assert_eq!(
+            events[..3],
+            [
+                ChatEvent::ToolCallStart {
+                    index: 0,
+                    id: "t".into(),
+                    name: "f".into()
+                },
+                ChatEvent::ToolCallDelta {
+                    index: 0,
+                    arguments: "{}".into()
+                },
+                ChatEvent::ToolCallEnd { index: 0 },
+            ]
+        );
+        assert_eq!(events.len(), 5, "{events:?}");
+        assert!(!summary.has_text_output);
+    }
+}
+
 /// Real frames through the wire decoder, fed in small byte chunks that split
 /// multi-byte characters.
 #[test]

@@ -9,6 +9,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::views::EventView;
+
 /// `:event-type` names.
 pub mod event_type {
     pub const ASSISTANT_RESPONSE: &str = "assistantResponseEvent";
@@ -157,18 +159,7 @@ pub enum Event {
 impl Event {
     /// Parse the payload of an event whose `:event-type` is `name`.
     pub fn parse(name: &str, payload: &[u8]) -> Result<Event, serde_json::Error> {
-        use self::event_type as t;
-        Ok(match name {
-            t::ASSISTANT_RESPONSE => Event::AssistantResponse(serde_json::from_slice(payload)?),
-            t::TOOL_USE => Event::ToolUse(serde_json::from_slice(payload)?),
-            t::REASONING_CONTENT => Event::ReasoningContent(serde_json::from_slice(payload)?),
-            t::METERING => Event::Metering(serde_json::from_slice(payload)?),
-            t::CONTEXT_USAGE => Event::ContextUsage(serde_json::from_slice(payload)?),
-            t::METADATA => Event::Metadata(serde_json::from_slice(payload)?),
-            t::MESSAGE_METADATA => Event::MessageMetadata(serde_json::from_slice(payload)?),
-            t::INVALID_STATE => Event::InvalidState(serde_json::from_slice(payload)?),
-            _ => Event::Other,
-        })
+        EventView::parse(name, payload).map(EventView::into_owned)
     }
 }
 
