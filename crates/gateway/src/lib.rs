@@ -147,10 +147,9 @@ pub async fn serve(
     };
     let app = server::router(state.clone())
         .layer(axum::Extension(ui_api::config::EnvRuntime(env_runtime)));
-    let app = axum::ServiceExt::<axum::extract::Request>::into_make_service(server::FrontDoor::new(
-        state.clone(),
-        app,
-    ));
+    let app = axum::ServiceExt::<axum::extract::Request>::into_make_service(
+        server::FrontDoor::new(state.clone(), app),
+    );
     let addr = listener
         .local_addr()
         .context("reading the listen address")?;

@@ -66,10 +66,7 @@ pub async fn handle(
     Box::pin(route(app, inbound)).await
 }
 
-async fn route(
-    app: &AppState,
-    inbound: Inbound,
-) -> Result<axum::response::Response, GatewayError> {
+async fn route(app: &AppState, inbound: Inbound) -> Result<axum::response::Response, GatewayError> {
     let route = app.providers().select(app, &inbound.request.model).await?;
     match route.provider {
         ProviderId::Primary => {
