@@ -81,7 +81,7 @@ threads = [threading.Thread(target=worker) for _ in range(16)]
 if bad: sys.exit(f"{len(bad)} answers were not 200: {bad[:5]}")
 EOF
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
-  callgrind_annotate "$work/cg.$n" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1; exit}'
+  callgrind_annotate "$work/cg.$n" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",", "", $1); print $1; done = 1}'
 }
 
 printf '%-16s %s\n' scenario "instructions/request"
