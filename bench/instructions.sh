@@ -49,7 +49,8 @@ count() {
     SERVER_HOST=127.0.0.1 SERVER_PORT="$gw_port" LOG_LEVEL=info LOG_FORMAT=text \
     valgrind --tool=callgrind --callgrind-out-file="$work/cg.$n" "$bin/gateway" >"$work/gw.log" 2>&1 &
   local pid=$!
-  python3 - "$scenario" "$n" "$gw_port" <<'EOF'
+  local ok=1
+  python3 - "$scenario" "$n" "$gw_port" <<'EOF' || ok=0
 import http.client, json, sys, threading, time
 scenario, n, port = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 for _ in range(600):
@@ -62,7 +63,7 @@ path, body = "/v1/chat/completions", {"model": "claude-sonnet-4.5", "messages": 
 if scenario == "primary-stream": body["stream"] = True
 elif scenario == "messages-stream":
     path, body = "/v1/messages", {"model": "claude-sonnet-4-5", "max_tokens": 1024, "stream": True, "messages": [user]}
-elif scenario == "custom-json": body["model"] = "bench-model"
+elif scenario == "custom-json": body["model"] = "custom/bench-model"
 elif scenario != "primary-json": sys.exit(f"unknown scenario {scenario}")
 data = json.dumps(body).encode()
 headers = {"Content-Type": "application/json", "Authorization": "Bearer bench-proxy-key",
@@ -81,6 +82,7 @@ threads = [threading.Thread(target=worker) for _ in range(16)]
 if bad: sys.exit(f"{len(bad)} answers were not 200: {bad[:5]}")
 EOF
   kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+  [ "$ok" = 1 ] || { echo "bench/instructions.sh: scenario $scenario failed" >&2; exit 1; }
   callgrind_annotate "$work/cg.$n" 2>/dev/null | awk '/PROGRAM TOTALS/ && !done {gsub(",", "", $1); print $1; done = 1}'
 }
 
