@@ -1,0 +1,118 @@
+"""Instructions the gateway executes per request, counted by callgrind
+(`bench/instructions.sh`; docs/benchmarks.md, "Instructions per request").
+
+The gateway runs under callgrind twice per scenario, serving 200 and 1,200
+requests on 16 kept-alive connections; the difference / 1,000 cancels
+start-up and warm-up. The simulator, the gateway's environment and the
+scenarios are the benchmark harness's own (`__main__`, `scenarios`).
+"""
+
+import argparse
+import http.client
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from urllib.parse import urlsplit
+
+from . import __main__ as bench
+from . import procs, scenarios
+
+CONNECTIONS = 16
+FEW, MANY = 200, 1200
+
+
+class Callgrind:
+    """Stands in for `procs.Cores`: the relay runs under callgrind, the
+    simulator as it is; nothing is pinned."""
+
+    load, relay = "sim", "relay"
+
+    def __init__(self, out_file):
+        self.out_file = out_file
+
+    def wrap(self, cmd, core):
+        if core != self.relay:
+            return list(cmd)
+        return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_file}", *cmd]
+
+
+def send(base, spec, n):
+    """`n` requests of `spec` on CONNECTIONS kept-alive connections; every
+    answer must be 200."""
+    kind, path, body, _expect = spec
+    headers = bench.headers(kind)
+    url = urlsplit(base)
+    left, lock, bad = [n], threading.Lock(), []
+
+    def worker():
+        conn = http.client.HTTPConnection(url.hostname, url.port, timeout=120)
+        while True:
+            with lock:
+                if left[0] == 0:
+                    return
+                left[0] -= 1
+            conn.request("POST", path, body, headers)
+            answer = conn.getresponse()
+            answer.read()
+            if answer.status != 200:
+                bad.append(answer.status)
+
+    threads = [threading.Thread(target=worker) for _ in range(CONNECTIONS)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    if bad:
+        raise SystemExit(f"{len(bad)} answers were not 200: {bad[:5]}")
+
+
+def total(out_file):
+    """The program total of a callgrind output file."""
+    text = subprocess.run(["callgrind_annotate", out_file], capture_output=True,
+                          text=True, check=True).stdout
+    for line in text.splitlines():
+        if "PROGRAM TOTALS" in line:
+            return int(line.split()[0].replace(",", ""))
+    raise SystemExit(f"no total in {out_file}")
+
+
+def count(args, rundir, sim_base, oidc_base, spec, n):
+    out_file = os.path.join(rundir, f"callgrind.{n}")
+    gw, base = bench.start_gateway(args, Callgrind(out_file), rundir, sim_base, oidc_base,
+                                   "/custom/v1")
+    try:
+        send(base, spec, n)
+    finally:
+        gw.stop(grace=60)
+    return total(out_file)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--bin-dir", required=True, help="folder with gateway and upstream-sim")
+    ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
+    args = ap.parse_args()
+    known = {s.name: s for s in scenarios.primary_scenarios()
+             + scenarios.custom_scenarios("/custom/v1")}
+    names = args.scenarios or list(known)
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise SystemExit(f"unknown scenarios {unknown}; known: {', '.join(known)}")
+    with tempfile.TemporaryDirectory(prefix="gateway-instructions-") as rundir:
+        sim, sim_base, oidc_base = bench.start_sim(args, procs.Cores(), rundir)
+        try:
+            print(f"{'scenario':32} instructions/request", flush=True)
+            for name in names:
+                spec = known[name].gateway
+                few = count(args, rundir, sim_base, oidc_base, spec, FEW)
+                many = count(args, rundir, sim_base, oidc_base, spec, MANY)
+                print(f"{name:32} {(many - few) // (MANY - FEW)}", flush=True)
+        finally:
+            sim.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
