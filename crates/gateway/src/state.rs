@@ -21,6 +21,7 @@ use crate::credentials::TokenManager;
 use crate::crypto::Passwords;
 use crate::error::GatewayError;
 use crate::models::ModelCache;
+use crate::providers::primary::ChatUrl;
 use crate::providers::Registry;
 use crate::store::Store;
 use crate::upstream::http::RetryPolicy;
@@ -40,6 +41,8 @@ struct Shared {
     runtime: ArcSwap<RuntimeConfig>,
     http: reqwest::Client,
     tokens: TokenManager,
+    /// The chat URL under `UPSTREAM_API_ENDPOINT` (the shared credentials' endpoint).
+    primary_chat_url: ChatUrl,
     models: ModelCache,
     proxy_key: Option<ApiKeyHash>,
     /// The direct providers (`messages_vendor`, ...) this deployment can reach.
@@ -105,6 +108,7 @@ impl AppState {
             .proxy_api_key
             .as_ref()
             .map(|k| ApiKeyHash::of(k.expose()));
+        let primary_chat_url = ChatUrl::under(&config.upstream.api_endpoint);
         let providers = Registry::from_config(&config, &http);
         let user_tokens = UserTokens::new(&config, &http);
         AppState(Arc::new(Shared {
@@ -112,6 +116,7 @@ impl AppState {
             config,
             http,
             tokens,
+            primary_chat_url,
             models,
             proxy_key,
             providers,
@@ -188,6 +193,11 @@ impl AppState {
     /// The primary provider's access tokens.
     pub fn primary_tokens(&self) -> &TokenManager {
         &self.0.tokens
+    }
+
+    /// The chat URL of `primary` under the configured API endpoint.
+    pub fn primary_chat_url(&self) -> &ChatUrl {
+        &self.0.primary_chat_url
     }
 
     pub fn models(&self) -> &ModelCache {

@@ -34,6 +34,7 @@ use super::token_file::PrimaryCredentials;
 use crate::auth::Caller;
 use crate::config::Config;
 use crate::error::GatewayError;
+use crate::providers::primary::ChatUrl;
 use crate::state::AppState;
 use crate::store::ids::UserId;
 use crate::store::upstream_credentials::UpstreamCredentials;
@@ -58,7 +59,7 @@ pub enum PrimaryAuth {
     /// Proxy mode: the one shared manager and the configured endpoint.
     Shared {
         tokens: TokenManager,
-        api_endpoint: Arc<str>,
+        chat_url: ChatUrl,
     },
     /// Full deployment: the calling user's own credentials.
     User(Arc<UserSource>),
@@ -71,7 +72,7 @@ impl PrimaryAuth {
         match caller {
             Caller::Proxy => Ok(PrimaryAuth::Shared {
                 tokens: app.primary_tokens().clone(),
-                api_endpoint: Arc::from(app.config().upstream.api_endpoint.as_str()),
+                chat_url: app.primary_chat_url().clone(),
             }),
             Caller::User(owner) => match app.user_tokens().source(app, owner.user_id).await? {
                 Some(source) => Ok(PrimaryAuth::User(source)),
@@ -80,11 +81,11 @@ impl PrimaryAuth {
         }
     }
 
-    /// The base URL of the primary API for this request.
-    pub fn api_endpoint(&self) -> Arc<str> {
+    /// The primary API's chat URL for this request.
+    pub fn chat_url(&self) -> ChatUrl {
         match self {
-            PrimaryAuth::Shared { api_endpoint, .. } => api_endpoint.clone(),
-            PrimaryAuth::User(source) => source.current.load().api_endpoint.clone(),
+            PrimaryAuth::Shared { chat_url, .. } => chat_url.clone(),
+            PrimaryAuth::User(source) => source.current.load().chat_url.clone(),
         }
     }
 
@@ -145,7 +146,7 @@ pub struct UserSource {
 #[derive(Debug)]
 struct Current {
     tokens: TokenManager,
-    api_endpoint: Arc<str>,
+    chat_url: ChatUrl,
 }
 
 impl UserSource {
@@ -241,7 +242,7 @@ impl Builder {
 
     fn current(&self, store: &Store, creds: UpstreamCredentials) -> Current {
         let oidc = self.oidc(&creds.sso_region);
-        let api_endpoint = Arc::from(regional(&self.api_endpoint, "q", &creds.upstream_region));
+        let chat_url = ChatUrl::under(&regional(&self.api_endpoint, "q", &creds.upstream_region));
         let sink = Arc::new(StoreSink {
             store: store.clone(),
             user: creds.user_id,
@@ -249,10 +250,7 @@ impl Builder {
         let region = creds.upstream_region.clone();
         let tokens =
             TokenManager::with_sink(oidc, region, self.timing, to_primary(creds), None, sink);
-        Current {
-            tokens,
-            api_endpoint,
-        }
+        Current { tokens, chat_url }
     }
 
     /// The OIDC client of an SSO region.

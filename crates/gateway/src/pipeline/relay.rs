@@ -137,7 +137,11 @@ impl PrimaryRelay {
             }
         }
         match truncation {
-            Some(truncation) if recover => self.recover(&truncation, out).await,
+            // Boxed: the recovery makes a whole new upstream call, and its
+            // state would otherwise make every relay's future kilobytes
+            // larger (and every move of it that much dearer) for a path
+            // few answers take.
+            Some(truncation) if recover => Box::pin(self.recover(&truncation, out)).await,
             _ => {
                 self.release_held(out);
                 self.finished = true;
