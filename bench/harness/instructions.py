@@ -10,6 +10,7 @@ scenarios are the benchmark harness's own (`__main__`, `scenarios`).
 import argparse
 import http.client
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -89,9 +90,19 @@ def count(args, rundir, sim_base, oidc_base, spec, n):
     return total(out_file)
 
 
+def keep(rundir, to, name):
+    os.makedirs(to, exist_ok=True)
+    for n in (FEW, MANY):
+        shutil.copyfile(os.path.join(rundir, f"callgrind.{n}"),
+                        os.path.join(to, f"callgrind.{name}.{n}"))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--bin-dir", required=True, help="folder with gateway and upstream-sim")
+    ap.add_argument("--keep", metavar="DIR",
+                    help="keep the callgrind output files in DIR (callgrind.<scenario>.<n>), "
+                         "to read with callgrind_annotate")
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = ap.parse_args()
     known = {s.name: s for s in scenarios.primary_scenarios()
@@ -109,6 +120,8 @@ def main():
                 few = count(args, rundir, sim_base, oidc_base, spec, FEW)
                 many = count(args, rundir, sim_base, oidc_base, spec, MANY)
                 print(f"{name:32} {(many - few) // (MANY - FEW)}", flush=True)
+                if args.keep:
+                    keep(rundir, args.keep, name)
         finally:
             sim.stop()
     return 0
