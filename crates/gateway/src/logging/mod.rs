@@ -3,6 +3,8 @@
 //! whatever `DEBUG_MODE` says: API keys, tokens, secrets, passwords,
 //! authorization and cookie values never reach the log.
 
+mod text_fields;
+
 use serde_json::Value;
 use tracing_subscriber::EnvFilter;
 
@@ -27,7 +29,7 @@ pub fn init(config: &LogConfig) {
             .with_current_span(true)
             .with_span_list(false)
             .try_init(),
-        LogFormat::Text => builder.try_init(),
+        LogFormat::Text => builder.fmt_fields(text_fields::TextFields).try_init(),
     };
     // Already installed (a second server in the same test process): keep the first.
     drop(result);

@@ -47,7 +47,7 @@ pub async fn run(
         initiator: initiator(req),
         stream: req.stream,
     };
-    ids::record_route(provider.id.as_str(), &route.model);
+    crate::server::access_note::note_route(provider.id.as_str(), &route.model);
     tracing::debug!(
         provider = %provider.id,
         model = %route.model,

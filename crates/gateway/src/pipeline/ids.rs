@@ -32,15 +32,6 @@ pub fn fast_uuid() -> uuid::Uuid {
     uuid::Builder::from_random_bytes(bytes).into_uuid()
 }
 
-/// Put the chosen provider and upstream model on the request span, so the
-/// request's access-log line names them (interfaces.md 5.3) without a line
-/// of its own.
-pub fn record_route(provider: &str, model: &str) {
-    let span = tracing::Span::current();
-    span.record("provider", provider);
-    span.record("model", model);
-}
-
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> u64 {
     std::time::SystemTime::now()

@@ -102,7 +102,7 @@ pub async fn run(
     if let Some(ticket) = &usage {
         ticket.route(ProviderId::Primary.as_str(), &model.id, req.stream);
     }
-    ids::record_route("primary", &model.id);
+    crate::server::access_note::note_route(ProviderId::Primary.as_str(), &model.id);
     tracing::debug!(
         provider = "primary",
         model = %model.id,

@@ -13,6 +13,7 @@
 //! Unknown paths answer 404 `not_found`, inside `/v1` only after auth
 //! (fail closed: a wrong key never learns which paths exist).
 
+pub mod access_note;
 pub mod body_limit;
 pub mod cors;
 pub mod front_door;

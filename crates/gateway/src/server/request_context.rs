@@ -8,8 +8,9 @@
 //! - Everything the request does runs inside the span `request{request_id=...}`,
 //!   so every log line of the request carries the id.
 //! - One access line per request when its response starts: method, path,
-//!   status, latency (to the response head; a stream goes on after it) and the
-//!   error recorded by `GatewayError`, with the internal detail that the client
+//!   status, latency (to the response head; a stream goes on after it), the
+//!   provider and model the request went to ([`access_note`]) and the error
+//!   recorded by `GatewayError`, with the internal detail that the client
 //!   never sees.
 
 use std::sync::Arc;
@@ -20,6 +21,7 @@ use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
 use tracing::Instrument as _;
 
+use super::access_note;
 use super::front_door::Next;
 use crate::error::{GatewayError, LoggedError};
 
@@ -57,14 +59,11 @@ pub async fn request_context(mut request: Request, next: impl Next) -> Response 
 
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
-    let span = tracing::info_span!(
-        "request",
-        request_id = %id,
-        provider = tracing::field::Empty,
-        model = tracing::field::Empty
-    );
+    let span = tracing::info_span!("request", request_id = %id);
     let started = Instant::now();
-    let mut response = next.run(request).instrument(span.clone()).await;
+    let (mut response, note) =
+        access_note::scoped(next.run(request).instrument(span.clone())).await;
+    let (provider, model) = (note.provider, note.model.as_deref());
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
 
     if let Ok(value) = HeaderValue::from_str(&id) {
@@ -80,21 +79,21 @@ pub async fn request_context(mut request: Request, next: impl Next) -> Response 
         let latency_ms = (latency_ms * 10.0).round() / 10.0;
         match error.as_deref() {
             Some(err @ GatewayError::Internal(_)) => tracing::error!(
-                %method, %path, status, latency_ms,
+                %method, %path, status, latency_ms, provider, model,
                 error_type = err.kind(),
                 "request failed: {err}"
             ),
             Some(err) if status >= 500 => tracing::warn!(
-                %method, %path, status, latency_ms,
+                %method, %path, status, latency_ms, provider, model,
                 error_type = err.kind(),
                 "request failed: {}", crate::logging::mask_text(&err.to_string())
             ),
             Some(err) => tracing::info!(
-                %method, %path, status, latency_ms,
+                %method, %path, status, latency_ms, provider, model,
                 error_type = err.kind(),
                 "request refused: {}", crate::logging::mask_text(&err.to_string())
             ),
-            None => tracing::info!(%method, %path, status, latency_ms, "request"),
+            None => tracing::info!(%method, %path, status, latency_ms, provider, model, "request"),
         }
     });
     response

@@ -1,0 +1,271 @@
+//! The fields of a text log line, written straight into the line.
+//!
+//! Same layout as `tracing_subscriber`'s default (`message` first, then
+//! `name=value` separated by spaces, strings quoted), without its per-field
+//! styling wrappers and escaping writer: the default spent about 9,000
+//! instructions on the fields of one access line, about 4 % of a request.
+//!
+//! Control characters (line breaks, ANSI escapes) in any value are written
+//! escaped (`\n`, `\u{1b}`), so a value can neither split a line nor drive a
+//! terminal.
+
+use std::fmt::{self, Write as _};
+
+use tracing::field::{Field, Visit};
+use tracing_subscriber::field::RecordFields;
+use tracing_subscriber::fmt::format::Writer;
+use tracing_subscriber::fmt::FormatFields;
+
+/// The `FormatFields` of `LOG_FORMAT=text`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct TextFields;
+
+impl<'writer> FormatFields<'writer> for TextFields {
+    fn format_fields<R: RecordFields>(&self, writer: Writer<'writer>, fields: R) -> fmt::Result {
+        let mut visitor = FieldWriter {
+            out: Clean(writer),
+            first: true,
+            result: Ok(()),
+        };
+        fields.record(&mut visitor);
+        visitor.result
+    }
+}
+
+struct FieldWriter<'writer> {
+    out: Clean<Writer<'writer>>,
+    first: bool,
+    result: fmt::Result,
+}
+
+impl FieldWriter<'_> {
+    /// Write `name=` (nothing for `message`), after a space unless first;
+    /// `false` when the field is not written at all.
+    fn start(&mut self, field: &Field) -> bool {
+        if self.result.is_err() {
+            return false;
+        }
+        let name = field.name();
+        // Metadata of records bridged from the `log` crate, shown elsewhere.
+        if name.starts_with("log.") {
+            return false;
+        }
+        if !std::mem::take(&mut self.first) {
+            self.result = self.out.0.write_char(' ');
+        }
+        if name != "message" {
+            let name = name.strip_prefix("r#").unwrap_or(name);
+            self.result = self
+                .result
+                .and_then(|()| self.out.0.write_str(name))
+                .and_then(|()| self.out.0.write_char('='));
+        }
+        self.result.is_ok()
+    }
+
+    fn plain(&mut self, field: &Field, value: fmt::Arguments<'_>) {
+        if self.start(field) {
+            self.result = self.out.0.write_fmt(value);
+        }
+    }
+}
+
+impl Visit for FieldWriter<'_> {
+    fn record_str(&mut self, field: &Field, value: &str) {
+        if !self.start(field) {
+            return;
+        }
+        self.result = if field.name() == "message" {
+            self.out.write_str(value)
+        } else {
+            self.out
+                .0
+                .write_char('"')
+                .and_then(|()| self.out.write_quoted(value))
+                .and_then(|()| self.out.0.write_char('"'))
+        };
+    }
+
+    fn record_u64(&mut self, field: &Field, value: u64) {
+        self.plain(field, format_args!("{value}"));
+    }
+
+    fn record_i64(&mut self, field: &Field, value: i64) {
+        self.plain(field, format_args!("{value}"));
+    }
+
+    fn record_bool(&mut self, field: &Field, value: bool) {
+        self.plain(field, format_args!("{value}"));
+    }
+
+    fn record_f64(&mut self, field: &Field, value: f64) {
+        self.plain(field, format_args!("{value:?}"));
+    }
+
+    fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
+        if self.start(field) {
+            self.result = write!(self.out, "{value}");
+        }
+    }
+
+    fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
+        if self.start(field) {
+            self.result = write!(self.out, "{value:?}");
+        }
+    }
+}
+
+/// A writer that escapes control characters on their way through.
+struct Clean<W>(W);
+
+impl<W: fmt::Write> Clean<W> {
+    /// Inside a quoted value: also `"` and `\` are escaped, as `Debug` does.
+    fn write_quoted(&mut self, s: &str) -> fmt::Result {
+        let mut rest = s;
+        while let Some(at) = rest.find(|c: char| c.is_control() || c == '"' || c == '\\') {
+            self.0.write_str(&rest[..at])?;
+            let c = rest[at..].chars().next().unwrap_or_default();
+            match c {
+                '"' | '\\' => {
+                    self.0.write_char('\\')?;
+                    self.0.write_char(c)?;
+                }
+                c => escape_control(&mut self.0, c)?,
+            }
+            rest = &rest[at + c.len_utf8()..];
+        }
+        self.0.write_str(rest)
+    }
+}
+
+impl<W: fmt::Write> fmt::Write for Clean<W> {
+    fn write_str(&mut self, s: &str) -> fmt::Result {
+        // The usual case: nothing to escape, one copy.
+        // C0 controls and DEL are single bytes; C1 controls (U+0080..U+009F)
+        // start with the byte 0xC2.
+        if !s.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+            return self.0.write_str(s);
+        }
+        for c in s.chars() {
+            if c.is_control() {
+                escape_control(&mut self.0, c)?;
+            } else {
+                self.0.write_char(c)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn escape_control(out: &mut impl fmt::Write, c: char) -> fmt::Result {
+    match c {
+        '\n' => out.write_str("\\n"),
+        '\r' => out.write_str("\\r"),
+        '\t' => out.write_str("\\t"),
+        c => write!(out, "\\u{{{:x}}}", u32::from(c)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use tracing_subscriber::fmt::MakeWriter;
+
+    use super::*;
+
+    #[derive(Clone, Default)]
+    struct Captured(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Captured {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0
+                .lock()
+                .map_err(|_| std::io::Error::other("poisoned"))?
+                .extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl<'a> MakeWriter<'a> for Captured {
+        type Writer = Captured;
+        fn make_writer(&'a self) -> Self::Writer {
+            self.clone()
+        }
+    }
+
+    /// The line `emit` logs, through a text subscriber with [`TextFields`].
+    fn line(emit: impl FnOnce()) -> String {
+        let out = Captured::default();
+        let subscriber = tracing_subscriber::fmt()
+            .with_writer(out.clone())
+            .with_ansi(false)
+            .without_time()
+            .with_target(false)
+            .with_level(false)
+            .fmt_fields(TextFields)
+            .finish();
+        tracing::subscriber::with_default(subscriber, emit);
+        let bytes = out.0.lock().map(|b| b.clone()).unwrap_or_default();
+        String::from_utf8_lossy(&bytes)
+            .trim_end_matches('\n')
+            .to_owned()
+    }
+
+    #[test]
+    fn message_first_then_fields_in_the_default_layout() {
+        let method = "POST";
+        let model: Option<&str> = Some("claude-sonnet-4.5");
+        let provider: Option<&str> = None;
+        let got = line(|| {
+            tracing::info!(%method, path = %"/v1/messages", status = 200u16, latency_ms = 0.2,
+                ok = true, delta = -3i64, provider, model, "request")
+        });
+        assert_eq!(
+            got,
+            "request method=POST path=/v1/messages status=200 latency_ms=0.2 ok=true delta=-3 \
+             model=\"claude-sonnet-4.5\""
+        );
+    }
+
+    #[test]
+    fn span_fields_use_the_same_layout() {
+        let got = line(|| {
+            let span = tracing::info_span!("request", request_id = %"abc-1", n = 3u32);
+            span.in_scope(|| tracing::info!("inside"));
+        });
+        assert_eq!(got, "request{request_id=abc-1 n=3}: inside");
+    }
+
+    #[test]
+    fn control_characters_cannot_split_a_line_or_reach_a_terminal() {
+        let got = line(|| {
+            tracing::warn!(
+                upstream = "a\"b\\c\nd",
+                detail = %"x\ry\u{1b}[31mz",
+                "failed: {}",
+                "one\ntwo"
+            )
+        });
+        assert_eq!(
+            got,
+            "failed: one\\ntwo upstream=\"a\\\"b\\\\c\\nd\" detail=x\\ry\\u{1b}[31mz"
+        );
+        assert!(!got.contains('\n') && !got.contains('\u{1b}'));
+    }
+
+    #[test]
+    fn errors_show_their_message() {
+        let err = std::io::Error::other("disk full");
+        let got = line(|| {
+            tracing::error!(
+                error = &err as &(dyn std::error::Error + 'static),
+                "write failed"
+            )
+        });
+        assert_eq!(got, "write failed error=disk full");
+    }
+}

@@ -1,0 +1,70 @@
+//! What a request's handling learns for its access line: the provider and
+//! upstream model it was routed to (interfaces.md 5.3).
+//!
+//! A task-local slot, filled by the pipeline and read by
+//! [`super::request_context`] when the response starts. Recording the same
+//! on the request span (`Span::record`) made `tracing_subscriber` format the
+//! span's fields a second time on every request; the slot costs a few
+//! instructions and keeps the access line the one place these fields are
+//! written.
+
+use std::cell::RefCell;
+use std::future::Future;
+
+/// The route of one request.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AccessNote {
+    pub provider: Option<&'static str>,
+    pub model: Option<String>,
+}
+
+tokio::task_local! {
+    static NOTE: RefCell<AccessNote>;
+}
+
+/// Run `fut` with an empty note; the note is returned with its output.
+pub async fn scoped<F: Future>(fut: F) -> (F::Output, AccessNote) {
+    let mut scoped = std::pin::pin!(NOTE.scope(RefCell::new(AccessNote::default()), fut));
+    let output = scoped.as_mut().await;
+    let note = scoped
+        .as_mut()
+        .take_value()
+        .map(RefCell::into_inner)
+        .unwrap_or_default();
+    (output, note)
+}
+
+/// Note the provider and model of the current request (a no-op outside a
+/// request, e.g. in a unit test that calls the pipeline directly).
+pub fn note_route(provider: &'static str, model: &str) {
+    let _ = NOTE.try_with(|note| {
+        let mut note = note.borrow_mut();
+        note.provider = Some(provider);
+        note.model = Some(model.to_owned());
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn the_note_comes_back_with_the_output() {
+        let (out, note) = scoped(async {
+            tokio::task::yield_now().await;
+            note_route("custom", "llama3");
+            7
+        })
+        .await;
+        assert_eq!(out, 7);
+        assert_eq!(note.provider, Some("custom"));
+        assert_eq!(note.model.as_deref(), Some("llama3"));
+    }
+
+    #[tokio::test]
+    async fn nothing_noted_is_an_empty_note() {
+        let ((), note) = scoped(async {}).await;
+        assert_eq!(note, AccessNote::default());
+        note_route("primary", "outside a request");
+    }
+}
