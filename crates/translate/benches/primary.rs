@@ -4,7 +4,9 @@
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use serde_json::json;
-use translate::primary::{build_request, ParserOptions, RequestOptions, StreamParser};
+use translate::primary::{
+    build_request, ParserOptions, RequestOptions, StreamParser, StreamSummary,
+};
 use translate::{ChatRequest, ContentPart, Message, Role, SystemBlock, Tool, ToolResultContent};
 use wire::eventstream::Message as Frame;
 
@@ -128,17 +130,8 @@ fn bench_stream_parser(c: &mut Criterion) {
         context_window: Some(200_000),
     };
     let run = |payloads: &[(&str, String)]| {
-        let mut parser = StreamParser::new(opts);
-        let mut out = Vec::with_capacity(2100);
-        for (event_type, payload) in payloads {
-            let msg = Frame::Event {
-                event_type,
-                payload: payload.as_bytes(),
-            };
-            parser.push(&msg, &mut out);
-        }
-        let summary = parser.finish(&mut out);
-        (out.len(), summary.completion_signal)
+        let (events, summary) = parse_all(opts, payloads);
+        (events, summary.completion_signal)
     };
     let mut group = c.benchmark_group("primary_stream_parser");
     group.throughput(Throughput::Elements(2000));
@@ -156,6 +149,22 @@ fn bench_stream_parser(c: &mut Criterion) {
         b.iter(|| run(black_box(&exact)))
     });
     group.finish();
+}
+
+/// Parse a whole answer of `(event type, payload)` pairs: the number of
+/// events and the summary.
+fn parse_all(opts: ParserOptions, payloads: &[(&str, String)]) -> (usize, StreamSummary) {
+    let mut parser = StreamParser::new(opts);
+    let mut out = Vec::with_capacity(payloads.len() + 8);
+    for (event_type, payload) in payloads {
+        let msg = Frame::Event {
+            event_type,
+            payload: payload.as_bytes(),
+        };
+        parser.push(&msg, &mut out);
+    }
+    let summary = parser.finish(&mut out);
+    (out.len(), summary)
 }
 
 /// A short answer as most arrive with fake reasoning on: 20 deltas of 20
@@ -199,17 +208,8 @@ fn bench_small_answer(c: &mut Criterion) {
     group.throughput(Throughput::Elements(20));
     group.bench_function("20_deltas_fake_reasoning", |b| {
         b.iter(|| {
-            let mut parser = StreamParser::new(opts);
-            let mut out = Vec::with_capacity(32);
-            for (event_type, payload) in black_box(&payloads) {
-                let msg = Frame::Event {
-                    event_type,
-                    payload: payload.as_bytes(),
-                };
-                parser.push(&msg, &mut out);
-            }
-            let summary = parser.finish(&mut out);
-            (out.len(), summary.usage)
+            let (events, summary) = parse_all(opts, black_box(&payloads));
+            (events, summary.usage)
         })
     });
     group.finish();

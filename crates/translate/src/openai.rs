@@ -15,7 +15,6 @@
 
 mod encoder;
 mod from_canonical;
-mod json;
 mod parser;
 mod response;
 mod to_canonical;

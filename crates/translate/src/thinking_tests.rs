@@ -184,6 +184,27 @@ fn piece() -> impl Strategy<Value = String> {
     ]
 }
 
+/// `input` cut at char boundaries picked by `cuts` (any number of pieces,
+/// empty ones included).
+fn cut_at<'a>(input: &'a str, cuts: &[prop::sample::Index]) -> Vec<&'a str> {
+    let boundaries: Vec<usize> = (0..=input.len())
+        .filter(|&i| input.is_char_boundary(i))
+        .collect();
+    let mut points: Vec<usize> = cuts
+        .iter()
+        .map(|ix| boundaries[ix.index(boundaries.len())])
+        .collect();
+    points.sort_unstable();
+    let mut chunks = Vec::with_capacity(points.len() + 1);
+    let mut from = 0;
+    for p in points {
+        chunks.push(&input[from..p]);
+        from = p;
+    }
+    chunks.push(&input[from..]);
+    chunks
+}
+
 proptest! {
     #[test]
     fn any_chunking_equals_one_push(
@@ -191,16 +212,7 @@ proptest! {
         cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8),
     ) {
         let input: String = pieces.concat();
-        let boundaries: Vec<usize> = (0..=input.len()).filter(|&i| input.is_char_boundary(i)).collect();
-        let mut points: Vec<usize> = cuts.iter().map(|ix| boundaries[ix.index(boundaries.len())]).collect();
-        points.sort_unstable();
-        let mut chunks = Vec::new();
-        let mut from = 0;
-        for p in points {
-            chunks.push(&input[from..p]);
-            from = p;
-        }
-        chunks.push(&input[from..]);
+        let chunks = cut_at(&input, &cuts);
         let (t1, x1, _) = run(&[&input]);
         let (t2, x2, events) = run(&chunks);
         prop_assert_eq!(t1, t2);
@@ -456,16 +468,7 @@ proptest! {
         owned in any::<bool>(),
     ) {
         let input: String = pieces.concat();
-        let boundaries: Vec<usize> = (0..=input.len()).filter(|&i| input.is_char_boundary(i)).collect();
-        let mut points: Vec<usize> = cuts.iter().map(|ix| boundaries[ix.index(boundaries.len())]).collect();
-        points.sort_unstable();
-        let mut chunks = Vec::new();
-        let mut from = 0;
-        for p in points {
-            chunks.push(&input[from..p]);
-            from = p;
-        }
-        chunks.push(&input[from..]);
+        let chunks = cut_at(&input, &cuts);
         let (new, old) = both(&chunks, owned);
         prop_assert_eq!(new, old);
     }

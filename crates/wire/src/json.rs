@@ -6,7 +6,7 @@
 //! and escapes exactly as `serde_json` does: `\"`, `\\`, `\b`, `\f`, `\n`,
 //! `\r`, `\t`, other control bytes as `\u00xx`, everything else (non-ASCII
 //! included) as is. [`serialize_str`] brings the same scan to serde-derived
-//! types through `#[serde(serialize_with)]`.
+//! types through `#[serde(serialize_with)]`; [`write_uint`] appends numbers.
 
 use bytes::BufMut;
 use serde::Serializer;
@@ -17,6 +17,11 @@ const HIGHS: u64 = 0x8080_8080_8080_8080;
 /// Strings shorter than this go through `serde_json` itself in
 /// [`serialize_str`]: the raw-value detour only pays for longer text.
 const RAW_MIN_LEN: usize = 128;
+
+/// Appends an unsigned integer in decimal (`itoa`, as `serde_json` writes it).
+pub fn write_uint<B: BufMut>(out: &mut B, n: impl itoa::Integer) {
+    out.put_slice(itoa::Buffer::new().format(n).as_bytes());
+}
 
 /// Appends `s` as a JSON string literal, quotes included.
 pub fn write_str<B: BufMut>(out: &mut B, s: &str) {
@@ -150,6 +155,17 @@ mod tests {
     struct OptField {
         #[serde(serialize_with = "serialize_opt_str")]
         text: Option<String>,
+    }
+
+    #[test]
+    fn writes_numbers() {
+        let mut out = Vec::new();
+        write_uint(&mut out, 0u32);
+        out.put_u8(b',');
+        write_uint(&mut out, u32::MAX);
+        out.put_u8(b',');
+        write_uint(&mut out, u64::MAX);
+        assert_eq!(&out[..], b"0,4294967295,18446744073709551615");
     }
 
     #[test]

@@ -19,10 +19,10 @@ use std::collections::VecDeque;
 
 use bytes::{BufMut, BytesMut};
 
-use super::json::{write_str, write_u32};
 use crate::model::{ChatEvent, StopReason, StreamError, Usage};
 use crate::stop;
 use crate::ResponseMeta;
+use wire::json::{write_str, write_uint};
 
 /// Streams one answer in the messages format.
 #[derive(Debug)]
@@ -96,10 +96,10 @@ impl StreamEncoder {
         out.put_slice(b",\"type\":\"message\",\"role\":\"assistant\",\"content\":[],\"model\":");
         write_str(out, &self.meta.model);
         out.put_slice(b",\"stop_reason\":null,\"stop_sequence\":null,\"usage\":{\"input_tokens\":");
-        write_u32(out, self.usage.input_tokens.unwrap_or(0));
+        write_uint(out, self.usage.input_tokens.unwrap_or(0));
         write_cache_usage(out, &self.usage);
         out.put_slice(b",\"output_tokens\":");
-        write_u32(out, self.usage.output_tokens.unwrap_or(0));
+        write_uint(out, self.usage.output_tokens.unwrap_or(0));
         out.put_slice(b"}}}\n\n");
     }
 
@@ -214,21 +214,21 @@ impl StreamEncoder {
         let s = self.start_usage;
         if u.input_tokens.is_some() && u.input_tokens != s.input_tokens {
             out.put_slice(b"\"input_tokens\":");
-            write_u32(out, u.input_tokens.unwrap_or(0));
+            write_uint(out, u.input_tokens.unwrap_or(0));
             out.put_u8(b',');
         }
         if u.cache_write_tokens.is_some() && u.cache_write_tokens != s.cache_write_tokens {
             out.put_slice(b"\"cache_creation_input_tokens\":");
-            write_u32(out, u.cache_write_tokens.unwrap_or(0));
+            write_uint(out, u.cache_write_tokens.unwrap_or(0));
             out.put_u8(b',');
         }
         if u.cache_read_tokens.is_some() && u.cache_read_tokens != s.cache_read_tokens {
             out.put_slice(b"\"cache_read_input_tokens\":");
-            write_u32(out, u.cache_read_tokens.unwrap_or(0));
+            write_uint(out, u.cache_read_tokens.unwrap_or(0));
             out.put_u8(b',');
         }
         out.put_slice(b"\"output_tokens\":");
-        write_u32(out, u.output_tokens.unwrap_or(0));
+        write_uint(out, u.output_tokens.unwrap_or(0));
         out.put_slice(b"}}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n");
     }
 
@@ -310,7 +310,7 @@ impl StreamEncoder {
         out.put_slice(
             b"event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":",
         );
-        write_u32(out, index);
+        write_uint(out, index);
         out.put_slice(b",\"content_block\":");
         index
     }
@@ -328,7 +328,7 @@ impl StreamEncoder {
         out.put_slice(
             b"event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":",
         );
-        write_u32(out, self.open_index());
+        write_uint(out, self.open_index());
         out.put_slice(b",\"delta\":{\"type\":\"");
         out.put_slice(kind_and_field);
         write_str(out, value);
@@ -346,7 +346,7 @@ impl StreamEncoder {
 
 fn stop_block(index: u32, out: &mut BytesMut) {
     out.put_slice(b"event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":");
-    write_u32(out, index);
+    write_uint(out, index);
     out.put_slice(b"}\n\n");
 }
 
@@ -354,11 +354,11 @@ fn stop_block(index: u32, out: &mut BytesMut) {
 fn write_cache_usage(out: &mut BytesMut, usage: &Usage) {
     if let Some(n) = usage.cache_write_tokens {
         out.put_slice(b",\"cache_creation_input_tokens\":");
-        write_u32(out, n);
+        write_uint(out, n);
     }
     if let Some(n) = usage.cache_read_tokens {
         out.put_slice(b",\"cache_read_input_tokens\":");
-        write_u32(out, n);
+        write_uint(out, n);
     }
 }
 

@@ -9,11 +9,8 @@
 //! | [`StreamEncoder`], [`error_event`] | `ChatEvent`s -> client SSE bytes | `encoder` |
 //! | [`render_response`], [`response_events`] | whole answers, both ways | `response` |
 //! | [`StreamParser`] | provider SSE events -> `ChatEvent`s | `parser` |
-//!
-//! `json` holds the hand-written JSON writer of the encoder's hot path.
 
 mod encoder;
-mod json;
 mod parser;
 mod relay;
 mod request;

@@ -19,11 +19,11 @@
 use bytes::{BufMut, BytesMut};
 use wire::sse::DONE;
 
-use super::json::{write_str, write_u64};
 use super::prompt_tokens;
 use crate::model::{ChatEvent, StopReason, StreamError, Usage};
 use crate::stop;
 use crate::ResponseMeta;
+use wire::json::{write_str, write_uint};
 
 /// Tail of every chunk that is not the finish chunk.
 const OPEN_CHOICE: &[u8] = b",\"choices\":[{\"index\":0,\"delta\":";
@@ -51,7 +51,7 @@ impl StreamEncoder {
         head.put_slice(b"data: {\"id\":");
         write_str(&mut head, &meta.id);
         head.put_slice(b",\"object\":\"chat.completion.chunk\",\"created\":");
-        write_u64(&mut head, meta.created);
+        write_uint(&mut head, meta.created);
         head.put_slice(b",\"model\":");
         write_str(&mut head, &meta.model);
         StreamEncoder {
@@ -99,7 +99,7 @@ impl StreamEncoder {
                     self.saw_tool_calls = true;
                     self.open(out, id.len() + name.len() + 96);
                     out.put_slice(b"{\"tool_calls\":[{\"index\":");
-                    write_u64(out, u64::from(*index));
+                    write_uint(out, *index);
                     out.put_slice(b",\"id\":");
                     write_str(out, id);
                     out.put_slice(b",\"type\":\"function\",\"function\":{\"name\":");
@@ -113,7 +113,7 @@ impl StreamEncoder {
                     self.ensure_started(out);
                     self.open(out, arguments.len() + 64);
                     out.put_slice(b"{\"tool_calls\":[{\"index\":");
-                    write_u64(out, u64::from(*index));
+                    write_uint(out, *index);
                     out.put_slice(b",\"function\":{\"arguments\":");
                     write_str(out, arguments);
                     out.put_slice(b"}}]}");
@@ -205,14 +205,14 @@ impl StreamEncoder {
         out.reserve(self.head.len() + 160);
         out.put_slice(&self.head);
         out.put_slice(b",\"choices\":[],\"usage\":{\"prompt_tokens\":");
-        write_u64(out, u64::from(prompt));
+        write_uint(out, prompt);
         out.put_slice(b",\"completion_tokens\":");
-        write_u64(out, u64::from(completion));
+        write_uint(out, completion);
         out.put_slice(b",\"total_tokens\":");
-        write_u64(out, u64::from(prompt) + u64::from(completion));
+        write_uint(out, u64::from(prompt) + u64::from(completion));
         if let Some(cached) = self.usage.cache_read_tokens {
             out.put_slice(b",\"prompt_tokens_details\":{\"cached_tokens\":");
-            write_u64(out, u64::from(cached));
+            write_uint(out, cached);
             out.put_u8(b'}');
         }
         out.put_slice(b"}}\n\n");
