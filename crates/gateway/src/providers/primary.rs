@@ -32,8 +32,8 @@ use crate::upstream::http::send_with_retry;
 const CHAT_PATH: &str = "/generateAssistantResponse";
 
 /// The URL of the chat call under one API endpoint, parsed once when the
-/// endpoint is known rather than on every request (URL parsing with its
-/// IDNA pass was over 1 % of a request's instructions).
+/// endpoint is known rather than on every request (a parse, with its IDNA
+/// pass, was about 2.5 % of a request's instructions).
 #[derive(Debug, Clone)]
 pub struct ChatUrl(Arc<Result<reqwest::Url, String>>);
 
@@ -274,5 +274,40 @@ pub async fn open(
                 })
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_chat_url_sits_under_the_endpoint() {
+        for base in [
+            "https://q.us-east-1.amazonaws.com",
+            "https://q.us-east-1.amazonaws.com/",
+        ] {
+            let url = ChatUrl::under(base).get().expect("a valid URL");
+            assert_eq!(
+                url.as_str(),
+                "https://q.us-east-1.amazonaws.com/generateAssistantResponse"
+            );
+        }
+        let url = ChatUrl::under("http://127.0.0.1:9100/prefix")
+            .get()
+            .expect("a valid URL");
+        assert_eq!(
+            url.as_str(),
+            "http://127.0.0.1:9100/prefix/generateAssistantResponse"
+        );
+    }
+
+    #[test]
+    fn an_invalid_endpoint_is_a_config_error_per_request() {
+        let err = ChatUrl::under("not a url").get().expect_err("no URL");
+        assert!(
+            matches!(err, GatewayError::Config(ref m) if m.contains("invalid upstream API endpoint")),
+            "{err:?}"
+        );
     }
 }
