@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 
 use crate::config::value::FieldValue;
 use crate::config::{Config, ConfigError, EnvSource};
-use crate::credentials::{bootstrap, TokenFile};
+use crate::providers::primary::credentials::{bootstrap, TokenFile};
 
 /// Exit code of a configuration error.
 pub const EXIT_CONFIG: u8 = 2;
@@ -97,7 +97,7 @@ pub async fn login() -> ExitCode {
         }
     };
     crate::logging::init(&config.log);
-    let http = match crate::state::build_http_client(&config.runtime) {
+    let http = match crate::upstream::build_http_client(&config.runtime) {
         Ok(h) => h,
         Err(e) => {
             eprintln!("gateway: cannot build the HTTP client: {e}");

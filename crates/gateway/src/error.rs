@@ -194,6 +194,19 @@ impl GatewayError {
     }
 }
 
+/// A provider's error reported inside its answer (an error event, a failed
+/// stream), before anything reached the client: a plain HTTP error with the
+/// provider's status (502 when it is not a valid status) and message.
+impl From<translate::StreamError> for GatewayError {
+    fn from(err: translate::StreamError) -> Self {
+        GatewayError::Upstream {
+            status: StatusCode::from_u16(err.status).unwrap_or(StatusCode::BAD_GATEWAY),
+            message: err.message,
+            retry_after: None,
+        }
+    }
+}
+
 /// What the access log needs of an error; stored in the response extensions.
 #[derive(Debug, Clone)]
 pub struct LoggedError(pub Arc<GatewayError>);

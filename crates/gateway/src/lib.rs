@@ -1,20 +1,30 @@
-//! The gateway service: configuration ([`config`]), the HTTP server and its
-//! middleware ([`server`], [`routes`]), client authentication ([`auth`]), the
-//! upstream HTTP client with its retry policy ([`upstream`]), the primary
-//! provider's credentials ([`credentials`]) and models ([`models`]), errors
-//! ([`error`]) and logging ([`logging`]).
+//! The gateway service. Its rooms, lowest first (an import points only
+//! down this list, `docs/architecture.md` draws the map):
+//!
+//! - leaves: [`error`], [`config`], [`crypto`], [`ids`], [`logging`], [`body`];
+//! - [`store`] (SQLite or PostgreSQL), [`upstream`] (the HTTP client, retries,
+//!   the one body reader);
+//! - [`auth`] (callers and API keys), [`usage`] (accounting), [`sso`];
+//! - [`turn`]: the context of one `/v1` request;
+//! - [`providers`]: each provider in one place, and the accounts of a caller;
+//! - [`state`]: `AppState`, the composition root;
+//! - [`pipeline`] (dispatch of a `/v1` call, writing the answer), [`live`]
+//!   (replicas in step with the store), [`routes`] (`/`, `/health`, `/v1`),
+//!   [`ui_api`] (`/_ui/api`);
+//! - [`server`] (router and middleware), [`cli`], and [`serve`] here.
 //!
 //! Entry point: [`serve`], which tests call with a listener bound to port 0.
 //! It depends on `translate` and `wire`, never the other way round.
 
 pub mod auth;
+pub mod body;
 pub mod cli;
 pub mod config;
-pub mod credentials;
 pub mod crypto;
 pub mod error;
+pub mod ids;
+pub mod live;
 pub mod logging;
-pub mod models;
 pub mod pipeline;
 pub mod providers;
 pub mod routes;
@@ -22,6 +32,7 @@ pub mod server;
 pub mod sso;
 pub mod state;
 pub mod store;
+pub mod turn;
 pub mod ui_api;
 pub mod upstream;
 pub mod usage;
@@ -37,8 +48,8 @@ pub use error::GatewayError;
 pub use state::AppState;
 
 use config::GatewayMode;
-use credentials::TokenManager;
-use models::{ModelCache, ModelFetcher};
+use providers::primary::credentials::{self as primary_credentials, TokenManager};
+use providers::primary::models::{ModelCache, ModelFetcher};
 
 /// Run the service on `listener` until `shutdown` completes.
 ///
@@ -76,16 +87,16 @@ pub async fn serve(
     // so restart fields stored by an admin apply from this start on.
     let env_runtime = std::sync::Arc::new(config.runtime.clone());
     if let Some(store) = &store {
-        ui_api::config::overlay_stored(store, &mut config.runtime)
+        live::config::overlay_stored(store, &mut config.runtime)
             .await
             .context("reading the stored configuration")?;
     }
 
-    let http = state::build_http_client(&config.runtime).context("building the HTTP client")?;
+    let http = upstream::build_http_client(&config.runtime).context("building the HTTP client")?;
     let tokens = match config.mode {
         GatewayMode::Proxy => {
             tokio::select! {
-                result = credentials::start_primary(&config, &http) => result?,
+                result = primary_credentials::start_primary(&config, &http) => result?,
                 _ = stop.cancelled() => {
                     tracing::info!("shutdown requested before the upstream credentials were ready");
                     return Ok(());
@@ -119,22 +130,26 @@ pub async fn serve(
         tracing::info!("no primary credentials yet: serving the static model list");
     }
 
-    let state = match store {
-        Some(store) => AppState::with_store(config, http, tokens, models, store),
-        None => AppState::new(config, http, tokens, models),
-    };
+    let state = AppState::new(state::Parts {
+        config,
+        env_runtime,
+        http,
+        tokens,
+        models,
+        store,
+    });
     if state.store_opt().is_some() {
         ui_api::bootstrap::prepare(&state).await?;
         tasks.push(ui_api::bootstrap::spawn_cleanup(
             state.clone(),
             background.clone(),
         ));
-        tasks.push(ui_api::config::spawn_sync(
+        tasks.push(live::config::spawn_sync(
             state.clone(),
-            env_runtime.clone(),
+            state.env_runtime().clone(),
             background.clone(),
         ));
-        tasks.extend(auth::invalidation::spawn(state.clone(), background.clone()));
+        tasks.extend(live::invalidation::spawn(state.clone(), background.clone()));
     }
     // The usage writer stops last (after the server and its streams), so
     // the records of the final requests are drained into the store.
@@ -145,8 +160,7 @@ pub async fn serve(
         }
         _ => None,
     };
-    let app = server::router(state.clone())
-        .layer(axum::Extension(ui_api::config::EnvRuntime(env_runtime)));
+    let app = server::router(state.clone());
     let app = axum::ServiceExt::<axum::extract::Request>::into_make_service(
         server::FrontDoor::new(state.clone(), app),
     );

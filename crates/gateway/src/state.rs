@@ -1,11 +1,16 @@
-//! `AppState`: the one cheap handle every handler gets. It holds the static
-//! configuration, the live runtime configuration (behind `ArcSwap`: a change is
-//! a whole new `RuntimeConfig` swapped in, readers take a snapshot with
-//! [`AppState::runtime`]), the one pooled upstream HTTP client, the primary
-//! provider's token manager, the model cache and the direct-provider registry.
-//! In full deployment it also holds the store, the password hasher, the
-//! cached "setup complete" flag, the API-key cache, the per-user token
-//! sources and the usage channel.
+//! `AppState`: the composition root, the one cheap handle every handler
+//! gets. It holds the static configuration, the live runtime configuration
+//! (behind `ArcSwap`: a change is a whole new `RuntimeConfig` swapped in,
+//! readers take a snapshot with [`AppState::runtime`]) and the environment's
+//! baseline of it, the one pooled upstream HTTP client, the provider
+//! accounts (proxy mode's shared credentials and environment providers, each
+//! user's own in full deployment) and `primary`'s model cache. In full
+//! deployment it also holds the store, the password hasher, the cached
+//! "setup complete" flag, the API-key cache and the usage channel.
+//!
+//! Only handlers and the pipeline's entry see it: they take from it what a
+//! request needs (a [`crate::turn::Turn`], or narrow inputs such as `&Store`)
+//! and hand that down; nothing below them names `AppState`.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -13,24 +18,18 @@ use std::time::{Duration, Instant};
 
 use arc_swap::ArcSwap;
 
-use crate::auth::keys::KeyCache;
-use crate::auth::ApiKeyHash;
+use crate::auth::keys::{ApiKeyHash as KeyHash, KeyCache};
 use crate::config::{Config, RuntimeConfig};
-use crate::credentials::per_user::UserTokens;
-use crate::credentials::TokenManager;
 use crate::crypto::Passwords;
 use crate::error::GatewayError;
-use crate::models::ModelCache;
-use crate::providers::primary::ChatUrl;
-use crate::providers::Registry;
+use crate::providers::primary::credentials::per_user::{PrimaryAuth, UserTokens};
+use crate::providers::primary::credentials::TokenManager;
+use crate::providers::primary::models::ModelCache;
+use crate::providers::primary::request::ChatUrl;
+use crate::providers::{Accounts, Registry};
 use crate::store::Store;
-use crate::upstream::http::RetryPolicy;
+use crate::upstream::Upstream;
 use crate::usage::UsageSink;
-
-/// Idle pooled connections are closed after this long.
-const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
-/// TCP keep-alive probes on upstream connections (long streams behind NAT).
-const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
 
 /// The shared state of the service; clone freely.
 #[derive(Clone)]
@@ -39,14 +38,14 @@ pub struct AppState(Arc<Shared>);
 struct Shared {
     config: Config,
     runtime: ArcSwap<RuntimeConfig>,
+    /// The runtime values of the environment alone: what a field returns to
+    /// when its stored value is removed.
+    env_runtime: Arc<RuntimeConfig>,
     http: reqwest::Client,
-    tokens: TokenManager,
-    /// The chat URL under `UPSTREAM_API_ENDPOINT` (the shared credentials' endpoint).
-    primary_chat_url: ChatUrl,
+    /// Where each provider's credentials come from, per caller.
+    accounts: Accounts,
     models: ModelCache,
-    proxy_key: Option<ApiKeyHash>,
-    /// The direct providers (`messages_vendor`, ...) this deployment can reach.
-    providers: Registry,
+    proxy_key: Option<KeyHash>,
     /// Full deployment's store (`None` in proxy mode).
     store: Option<Store>,
     /// Argon2id with the configured cost.
@@ -56,8 +55,6 @@ struct Shared {
     setup_complete: AtomicBool,
     /// Full deployment: API key hash -> owner.
     key_cache: KeyCache,
-    /// Full deployment: each user's `primary` token source.
-    user_tokens: UserTokens,
     /// Full deployment: usage records on their way to the writer task.
     usage: UsageSink,
     started: Instant,
@@ -71,35 +68,30 @@ impl std::fmt::Debug for AppState {
     }
 }
 
+/// What [`AppState::new`] is built from.
+pub struct Parts {
+    pub config: Config,
+    /// The runtime configuration of the environment alone (before stored values).
+    pub env_runtime: Arc<RuntimeConfig>,
+    pub http: reqwest::Client,
+    /// Proxy mode's shared `primary` token manager.
+    pub tokens: TokenManager,
+    pub models: ModelCache,
+    /// Full deployment's store.
+    pub store: Option<Store>,
+}
+
 impl AppState {
     /// Assemble the state. The live runtime configuration starts as `config.runtime`.
-    pub fn new(
-        config: Config,
-        http: reqwest::Client,
-        tokens: TokenManager,
-        models: ModelCache,
-    ) -> Self {
-        Self::assemble(config, http, tokens, models, None)
-    }
-
-    /// Full deployment: the state with its store.
-    pub fn with_store(
-        config: Config,
-        http: reqwest::Client,
-        tokens: TokenManager,
-        models: ModelCache,
-        store: Store,
-    ) -> Self {
-        Self::assemble(config, http, tokens, models, Some(store))
-    }
-
-    fn assemble(
-        config: Config,
-        http: reqwest::Client,
-        tokens: TokenManager,
-        models: ModelCache,
-        store: Option<Store>,
-    ) -> Self {
+    pub fn new(parts: Parts) -> Self {
+        let Parts {
+            config,
+            env_runtime,
+            http,
+            tokens,
+            models,
+            store,
+        } = parts;
         let passwords = Passwords::new(
             config.tuning.auth.argon2_memory_kib,
             config.tuning.auth.argon2_iterations,
@@ -107,24 +99,29 @@ impl AppState {
         let proxy_key = config
             .proxy_api_key
             .as_ref()
-            .map(|k| ApiKeyHash::of(k.expose()));
-        let primary_chat_url = ChatUrl::under(&config.upstream.api_endpoint);
-        let providers = Registry::from_config(&config, &http);
-        let user_tokens = UserTokens::new(&config, &http);
+            .map(|k| KeyHash::of(k.expose()));
+        let shared_primary = PrimaryAuth::Shared {
+            tokens,
+            chat_url: ChatUrl::under(&config.upstream.api_endpoint),
+        };
+        let accounts = Accounts::new(
+            shared_primary,
+            UserTokens::new(&config, &http),
+            store.clone(),
+            Registry::from_config(&config, &http),
+        );
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),
+            env_runtime,
             config,
             http,
-            tokens,
-            primary_chat_url,
+            accounts,
             models,
             proxy_key,
-            providers,
             store,
             passwords,
             setup_complete: AtomicBool::new(false),
             key_cache: KeyCache::new(),
-            user_tokens,
             usage: UsageSink::new(),
             started: Instant::now(),
         }))
@@ -185,33 +182,30 @@ impl AppState {
         &self.0.config
     }
 
+    /// The runtime configuration of the environment alone (the baseline the
+    /// stored values are laid over).
+    pub fn env_runtime(&self) -> &Arc<RuntimeConfig> {
+        &self.0.env_runtime
+    }
+
     /// The one pooled upstream client (no total timeout: streams can be long).
     pub fn http(&self) -> &reqwest::Client {
         &self.0.http
     }
 
-    /// The primary provider's access tokens.
-    pub fn primary_tokens(&self) -> &TokenManager {
-        &self.0.tokens
+    /// The upstream client with the policy and timeouts of `rt`.
+    pub fn upstream(&self, rt: &RuntimeConfig) -> Upstream {
+        Upstream::new(&self.0.http, rt, &self.0.config.tuning)
     }
 
-    /// The chat URL of `primary` under the configured API endpoint.
-    pub fn primary_chat_url(&self) -> &ChatUrl {
-        &self.0.primary_chat_url
-    }
-
+    /// `primary`'s model cache.
     pub fn models(&self) -> &ModelCache {
         &self.0.models
     }
 
-    /// The direct providers and provider selection.
-    pub fn providers(&self) -> &Registry {
-        &self.0.providers
-    }
-
-    /// The retry policy of the current runtime configuration.
-    pub fn retry_policy(&self) -> RetryPolicy {
-        RetryPolicy::new(&self.runtime(), &self.0.config.tuning)
+    /// Every provider's accounts, per caller.
+    pub fn accounts(&self) -> &Accounts {
+        &self.0.accounts
     }
 
     /// The API-key lookup cache (full deployment).
@@ -221,7 +215,7 @@ impl AppState {
 
     /// The per-user `primary` token sources (full deployment).
     pub fn user_tokens(&self) -> &UserTokens {
-        &self.0.user_tokens
+        self.0.accounts.user_tokens()
     }
 
     /// Where usage records go (full deployment).
@@ -230,23 +224,7 @@ impl AppState {
     }
 
     /// SHA-256 of `PROXY_API_KEY` (proxy mode).
-    pub(crate) fn proxy_key_hash(&self) -> Option<&ApiKeyHash> {
+    pub(crate) fn proxy_key_hash(&self) -> Option<&KeyHash> {
         self.0.proxy_key.as_ref()
     }
-}
-
-/// The pooled upstream client: rustls, TCP_NODELAY, keep-alive, the connect
-/// timeout of the configuration and no total timeout (a stream may run for
-/// many minutes; the pipeline bounds waits itself). reqwest's own retries are
-/// off: `upstream::http` retries with the spec's policy, and reqwest's retry
-/// layer copied every request's headers in case it would retry.
-pub fn build_http_client(runtime: &RuntimeConfig) -> reqwest::Result<reqwest::Client> {
-    reqwest::Client::builder()
-        .use_rustls_tls()
-        .retry(reqwest::retry::never())
-        .tcp_nodelay(true)
-        .tcp_keepalive(TCP_KEEPALIVE)
-        .connect_timeout(runtime.http_connect_timeout)
-        .pool_idle_timeout(POOL_IDLE_TIMEOUT)
-        .build()
 }

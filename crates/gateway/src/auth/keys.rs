@@ -26,6 +26,7 @@ use std::time::Duration;
 
 use moka::future::Cache;
 use sha2::{Digest as _, Sha256};
+use subtle::ConstantTimeEq as _;
 
 use crate::config::Secret;
 use crate::crypto::random;
@@ -49,8 +50,47 @@ pub const NEGATIVE_TTL: Duration = Duration::from_secs(10);
 const POSITIVE_CAPACITY: u64 = 100_000;
 const NEGATIVE_CAPACITY: u64 = 10_000;
 
-/// The SHA-256 of a key, the cache's key.
-pub type KeyHash = [u8; 32];
+/// The SHA-256 of an API key: the one form a key is kept, looked up and
+/// compared in (proxy mode's `PROXY_API_KEY` and every per-user key alike;
+/// the plaintext is never stored). Its `Debug` prints no bytes.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ApiKeyHash([u8; 32]);
+
+impl std::fmt::Debug for ApiKeyHash {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ApiKeyHash(***)")
+    }
+}
+
+impl ApiKeyHash {
+    /// The hash of a key.
+    pub fn of(key: &str) -> Self {
+        ApiKeyHash(Sha256::digest(key.as_bytes()).into())
+    }
+
+    /// A hash in its stored form (64 hex digits); `None` when malformed.
+    pub fn from_hex(text: &str) -> Option<Self> {
+        let mut bytes = [0u8; 32];
+        hex::decode_to_slice(text.trim(), &mut bytes).ok()?;
+        Some(ApiKeyHash(bytes))
+    }
+
+    /// The stored form: lower-case hex.
+    pub fn to_hex(&self) -> String {
+        hex::encode(self.0)
+    }
+
+    /// Constant-time comparison of the hash of `presented` with this hash.
+    pub fn matches(&self, presented: &str) -> bool {
+        bool::from(self.0.ct_eq(&ApiKeyHash::of(presented).0))
+    }
+}
+
+impl AsRef<[u8]> for ApiKeyHash {
+    fn as_ref(&self) -> &[u8] {
+        &self.0
+    }
+}
 
 /// A key just generated: shown once, then only its hash and prefix remain.
 #[derive(Debug)]
@@ -64,18 +104,13 @@ pub struct GeneratedKey {
 /// A new random key.
 pub fn generate() -> GeneratedKey {
     let key = format!("{KEY_PREFIX}{}", random::token(KEY_BYTES));
-    let hash_hex = hex::encode(hash(&key));
+    let hash_hex = ApiKeyHash::of(&key).to_hex();
     let display_prefix = key.chars().take(DISPLAY_PREFIX_LEN).collect();
     GeneratedKey {
         key: Secret::new(key),
         hash_hex,
         display_prefix,
     }
-}
-
-/// SHA-256 of a presented key.
-pub fn hash(key: &str) -> KeyHash {
-    Sha256::digest(key.as_bytes()).into()
 }
 
 /// Whether `key` has the shape of a key this gateway issues (checked before
@@ -95,8 +130,8 @@ pub struct KeyCache {
 }
 
 struct Inner {
-    found: Cache<KeyHash, KeyOwner>,
-    unknown: Cache<KeyHash, ()>,
+    found: Cache<ApiKeyHash, KeyOwner>,
+    unknown: Cache<ApiKeyHash, ()>,
     /// Bumped by every invalidation, before the entries are dropped.
     epoch: AtomicU64,
 }
@@ -136,7 +171,7 @@ impl KeyCache {
     pub async fn lookup(
         &self,
         store: &Store,
-        hash: KeyHash,
+        hash: ApiKeyHash,
     ) -> Result<Option<KeyOwner>, StoreError> {
         if let Some(owner) = self.inner.found.get(&hash).await {
             return Ok(Some(owner));
@@ -145,7 +180,7 @@ impl KeyCache {
             return Ok(None);
         }
         let epoch = self.inner.epoch.load(Ordering::SeqCst);
-        match store.api_keys().find_by_hash(&hex::encode(hash)).await? {
+        match store.api_keys().find_by_hash(&hash.to_hex()).await? {
             Some(owner) => {
                 self.inner.found.insert(hash, owner).await;
                 if self.inner.epoch.load(Ordering::SeqCst) != epoch {
@@ -163,7 +198,7 @@ impl KeyCache {
     }
 
     /// The cached owner of `hash`, without touching the store.
-    pub async fn cached(&self, hash: &KeyHash) -> Option<KeyOwner> {
+    pub async fn cached(&self, hash: &ApiKeyHash) -> Option<KeyOwner> {
         self.inner.found.get(hash).await
     }
 
@@ -172,7 +207,7 @@ impl KeyCache {
     }
 
     /// Drop the entry of one key (it was deleted).
-    pub async fn invalidate(&self, hash: &KeyHash) {
+    pub async fn invalidate(&self, hash: &ApiKeyHash) {
         self.bump();
         self.inner.found.invalidate(hash).await;
     }
@@ -180,8 +215,7 @@ impl KeyCache {
     /// [`KeyCache::invalidate`] with the stored (hex) form of the hash;
     /// malformed text is ignored.
     pub async fn invalidate_hex(&self, hash_hex: &str) {
-        let mut hash = [0u8; 32];
-        if hex::decode_to_slice(hash_hex.trim(), &mut hash).is_ok() {
+        if let Some(hash) = ApiKeyHash::from_hex(hash_hex) {
             self.invalidate(&hash).await;
         }
     }
@@ -189,7 +223,7 @@ impl KeyCache {
     /// Drop every key of `user` (the user was deleted).
     pub async fn invalidate_user(&self, user: UserId) {
         self.bump();
-        let hashes: Vec<KeyHash> = self
+        let hashes: Vec<ApiKeyHash> = self
             .inner
             .found
             .iter()
@@ -219,12 +253,7 @@ impl KeyCache {
     /// The safety net: drop every cached key the store no longer has.
     /// Returns how many were dropped.
     pub async fn recheck(&self, store: &Store) -> Result<usize, StoreError> {
-        let cached: Vec<String> = self
-            .inner
-            .found
-            .iter()
-            .map(|(h, _)| hex::encode(*h))
-            .collect();
+        let cached: Vec<String> = self.inner.found.iter().map(|(h, _)| h.to_hex()).collect();
         if cached.is_empty() {
             return Ok(0);
         }
@@ -283,7 +312,11 @@ mod tests {
             key_id: crate::store::ids::ApiKeyId::new(),
             user_id: user,
         };
-        let (h1, h2, h3) = (hash("a"), hash("b"), hash("c"));
+        let (h1, h2, h3) = (
+            ApiKeyHash::of("a"),
+            ApiKeyHash::of("b"),
+            ApiKeyHash::of("c"),
+        );
         cache.inner.found.insert(h1, owner(alice)).await;
         cache.inner.found.insert(h2, owner(alice)).await;
         cache.inner.found.insert(h3, owner(bob)).await;

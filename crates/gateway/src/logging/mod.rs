@@ -3,6 +3,7 @@
 //! whatever `DEBUG_MODE` says: API keys, tokens, secrets, passwords,
 //! authorization and cookie values never reach the log.
 
+pub mod access_note;
 mod text_fields;
 
 use serde_json::Value;

@@ -1,29 +1,22 @@
-//! The provider registry: which direct providers are configured (proxy mode:
-//! by their environment variables, interfaces.md 3), selection of the
-//! provider for a request (interfaces.md 5) and each provider's model list.
-//!
-//! Full deployment will add per-user accounts from the store; until then its
-//! registry holds no direct provider, and every request is served by `primary`
-//! unless it names another provider (which is then a clear error).
+//! The direct providers configured by the environment (proxy mode,
+//! interfaces.md 3): one account each, built once at start ([`Registry`]),
+//! and the choice of the provider for a request among the providers a
+//! caller can reach ([`choose`], interfaces.md 5).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::assistant_token::AssistantSession;
-use super::direct::{Auth, CallExtras, DirectProvider, Endpoint};
+use super::direct::credentials::assistant_token::AssistantSession;
+use super::direct::credentials::oauth::{self, OAuthSession, OAuthSettings};
+use super::direct::models;
+use super::direct::{Auth, DirectProvider};
 use super::id::ProviderId;
-use super::model_list::{parse_page, ProviderModel};
-use super::oauth::{self, OAuthSession, OAuthSettings};
+use super::primary::credentials::TokenFile;
 use super::select::{self, Requested};
 use crate::config::{Config, GatewayMode};
-use crate::credentials::TokenFile;
 use crate::error::GatewayError;
-use crate::state::AppState;
+use crate::upstream::Upstream;
 
-/// Time limit of one model-list fetch (a listing must not hold up `/v1/models`).
-const MODEL_LIST_TIMEOUT: Duration = Duration::from_secs(10);
-/// Most pages read from a paginated listing.
-const MAX_MODEL_PAGES: usize = 10;
 /// File (under `DATA_DIR`) keeping rotated provider tokens.
 pub const PROVIDER_TOKENS_FILE: &str = "provider_tokens.json";
 
@@ -184,114 +177,76 @@ impl Registry {
         all.into_iter()
     }
 
-    /// Choose the provider for the client's model name (interfaces.md 5).
-    ///
-    /// An explicit prefix must name a configured provider (`primary` always
-    /// is). Otherwise configured providers are tried in priority order: one
-    /// takes the model when it is its native family, or, for the listing-based
-    /// providers, when its model list has the name. Nothing takes it: `primary`.
-    pub async fn select(&self, app: &AppState, name: &str) -> Result<Route, GatewayError> {
-        match select::parse_model(name) {
-            Requested::Explicit { provider, model } => {
-                if model.trim().is_empty() {
-                    return Err(GatewayError::InvalidModel(format!(
-                        "model '{name}' names provider '{provider}' but no model after the '/'"
-                    )));
-                }
-                if provider != ProviderId::Primary && self.get(provider).is_none() {
-                    return Err(GatewayError::InvalidModel(format!(
-                        "model '{name}' names provider '{provider}', which is not configured: {}",
-                        provider.how_to_configure()
-                    )));
-                }
-                Ok(Route {
-                    provider,
-                    model: select::upstream_model(provider, model),
-                    explicit: true,
-                })
-            }
-            Requested::Bare(model) => {
-                let family = select::native_family(model);
-                for p in self.configured() {
-                    let takes = if select::serves_by_listing(p.id) {
-                        self.models(app, p.id).await.iter().any(|m| m.id == model)
-                    } else {
-                        family == Some(p.id)
-                    };
-                    if takes {
-                        return Ok(Route {
-                            provider: p.id,
-                            model: select::upstream_model(p.id, model),
-                            explicit: false,
-                        });
-                    }
-                }
-                Ok(Route {
-                    provider: ProviderId::Primary,
-                    model: model.to_owned(),
-                    explicit: false,
-                })
-            }
-        }
-    }
-
-    /// The model list of a configured provider (cached; empty when unknown).
-    pub async fn models(&self, app: &AppState, id: ProviderId) -> Arc<Vec<ProviderModel>> {
-        let Some(p) = self.get(id) else {
-            return Arc::default();
-        };
-        let ttl = app.runtime().model_cache_refresh;
-        p.models
-            .get(ttl, id.as_str(), || fetch_models(app, p))
-            .await
+    /// Choose the provider for the client's model name among this
+    /// registry's providers (interfaces.md 5); see [`choose`].
+    pub async fn select(
+        &self,
+        upstream: &Upstream,
+        ttl: Duration,
+        name: &str,
+    ) -> Result<Route, GatewayError> {
+        let available: Vec<Arc<DirectProvider>> = self.configured().cloned().collect();
+        choose(upstream, ttl, name, &available).await
     }
 }
 
-/// Read a provider's whole listing (following the messages format's pages).
-async fn fetch_models(app: &AppState, p: &DirectProvider) -> Result<Vec<ProviderModel>, String> {
-    let mut policy = app.retry_policy();
-    policy.max_retries = policy.max_retries.min(1);
-    policy.request_timeout = policy.request_timeout.min(MODEL_LIST_TIMEOUT);
-    let paged = p.format() == super::id::WireFormat::Anthropic;
-    let mut all = Vec::new();
-    let mut after: Option<String> = None;
-    for _ in 0..MAX_MODEL_PAGES {
-        let query = match (&after, paged) {
-            (_, false) => String::new(),
-            (None, true) => "?limit=1000".to_owned(),
-            (Some(id), true) => format!("?limit=1000&after_id={}", url_escape(id)),
-        };
-        let extras = CallExtras::default();
-        let resp = p
-            .send(app.http(), &policy, Endpoint::Models, &query, None, &extras)
-            .await
-            .map_err(|e| e.to_string())?;
-        let body = tokio::time::timeout(MODEL_LIST_TIMEOUT, resp.bytes())
-            .await
-            .map_err(|_| "the model list did not arrive in time".to_owned())?
-            .map_err(|e| e.to_string())?;
-        let page = parse_page(p.format(), &body)?;
-        all.extend(page.models);
-        match page.next_after {
-            Some(next) if paged => after = Some(next),
-            _ => break,
+/// Choose the provider for the client's model name (interfaces.md 5) among
+/// the direct providers the caller can reach (`available`, priority order).
+///
+/// An explicit prefix must name an available provider (`primary` always
+/// is). Otherwise the available providers are tried in order: one takes the
+/// model when it is its native family, or, for the listing-based providers,
+/// when its model list (cached for `ttl`) has the name. Nothing takes it:
+/// `primary`.
+pub async fn choose(
+    upstream: &Upstream,
+    ttl: Duration,
+    name: &str,
+    available: &[Arc<DirectProvider>],
+) -> Result<Route, GatewayError> {
+    match select::parse_model(name) {
+        Requested::Explicit { provider, model } => {
+            if model.trim().is_empty() {
+                return Err(GatewayError::InvalidModel(format!(
+                    "model '{name}' names provider '{provider}' but no model after the '/'"
+                )));
+            }
+            if provider != ProviderId::Primary && !available.iter().any(|p| p.id == provider) {
+                return Err(GatewayError::InvalidModel(format!(
+                    "model '{name}' names provider '{provider}', which is not configured: {}",
+                    provider.how_to_configure()
+                )));
+            }
+            Ok(Route {
+                provider,
+                model: select::upstream_model(provider, model),
+                explicit: true,
+            })
+        }
+        Requested::Bare(model) => {
+            let family = select::native_family(model);
+            for p in available {
+                let takes = if select::serves_by_listing(p.id) {
+                    models::list(upstream, ttl, p)
+                        .await
+                        .iter()
+                        .any(|m| m.id == model)
+                } else {
+                    family == Some(p.id)
+                };
+                if takes {
+                    return Ok(Route {
+                        provider: p.id,
+                        model: select::upstream_model(p.id, model),
+                        explicit: false,
+                    });
+                }
+            }
+            Ok(Route {
+                provider: ProviderId::Primary,
+                model: model.to_owned(),
+                explicit: false,
+            })
         }
     }
-    Ok(all)
-}
-
-/// Percent-encode everything but unreserved characters (a model id in a query).
-fn url_escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
-            out.push(char::from(b));
-        } else {
-            out.push('%');
-            const HEX: &[u8; 16] = b"0123456789ABCDEF";
-            out.push(char::from(HEX[usize::from(b >> 4)]));
-            out.push(char::from(HEX[usize::from(b & 0xf)]));
-        }
-    }
-    out
 }

@@ -13,8 +13,8 @@
 //! Unknown paths answer 404 `not_found`, inside `/v1` only after auth
 //! (fail closed: a wrong key never learns which paths exist).
 
-pub mod access_note;
 pub mod body_limit;
+pub mod client_auth;
 pub mod cors;
 pub mod front_door;
 pub mod request_context;
@@ -39,7 +39,7 @@ pub fn router(state: AppState) -> Router {
     let v1 = match state.config().mode {
         GatewayMode::Proxy => v1.layer(from_fn_with_state(
             state.clone(),
-            crate::auth::require_proxy_key,
+            client_auth::require_proxy_key,
         )),
         GatewayMode::Full => setup_guard::guard(v1, state.clone()),
     };

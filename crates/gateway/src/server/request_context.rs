@@ -21,9 +21,9 @@ use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
 use tracing::Instrument as _;
 
-use super::access_note;
 use super::front_door::Next;
 use crate::error::{GatewayError, LoggedError};
+use crate::logging::access_note;
 
 /// The `x-request-id` header.
 pub static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -54,7 +54,7 @@ pub async fn request_context(mut request: Request, next: impl Next) -> Response 
         .and_then(|v| v.to_str().ok())
         .filter(|v| is_sane_request_id(v))
         .map(Arc::from)
-        .unwrap_or_else(|| Arc::from(crate::pipeline::ids::fast_uuid().to_string()));
+        .unwrap_or_else(|| Arc::from(crate::ids::fast_uuid().to_string()));
     request.extensions_mut().insert(RequestId(id.clone()));
 
     let method = request.method().clone();

@@ -6,7 +6,7 @@
 //!   then cached ([`AppState::setup_complete`]), so the first completed
 //!   sign-in on any replica opens `/v1` everywhere without a restart.
 //! - After setup, clients authenticate with per-user API keys
-//!   ([`crate::auth::require_user_key`]): 401 `auth_error` ("missing"
+//!   ([`super::client_auth::require_user_key`]): 401 `auth_error` ("missing"
 //!   without a key, "invalid" with one that is not a live key).
 
 use axum::extract::{Request, State};
@@ -30,5 +30,5 @@ async fn setup_then_keys(
     if !app.setup_complete().await? {
         return Err(GatewayError::SetupRequired);
     }
-    crate::auth::require_user_key(&app, request, next).await
+    super::client_auth::require_user_key(&app, request, next).await
 }

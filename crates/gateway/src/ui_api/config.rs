@@ -25,58 +25,27 @@
 //! - `GET /_ui/api/config/history?limit=N` -> `{entries, count}`, newest first
 //!   (only the last 1000 entries are kept).
 //!
-//! At start (full mode) [`overlay_stored`] lays the stored values over the
-//! environment's, logging each environment value the store overrides. Other
-//! replicas see a change within [`SYNC_INTERVAL`] ([`spawn_sync`]).
+//! The overlay of stored values over the environment's, at start and on
+//! every replica when they change, is [`crate::live::config`].
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::time::Duration;
 
-use axum::extract::{FromRequestParts, Query, State};
-use axum::http::request::Parts;
+use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
-use tokio_util::sync::CancellationToken;
 
 use super::extract::Admin;
 use super::json::UiJson;
-use crate::config::runtime::FieldError;
 use crate::config::value::FieldKind;
 use crate::config::{Reload, RuntimeConfig, FIELDS};
 use crate::error::GatewayError;
+use crate::live::config::{overlay, stored_values, with_hot_fields, ENVIRONMENT_ONLY};
 use crate::sso::settings as sso_keys;
 use crate::state::AppState;
 use crate::store::clock::rfc3339;
 use crate::store::config::{ConfigChange, ConfigValue, HISTORY_LIMIT, MASK};
-use crate::store::{Store, StoreError};
-
-/// How often each replica looks for configuration changes made elsewhere.
-pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
-
-/// Fields the API does not change (see the module doc).
-const ENVIRONMENT_ONLY: &[&str] = &["server_host", "server_port"];
-
-/// The runtime configuration of the environment and defaults alone, without
-/// the stored overlay: what a field returns to when its stored value is
-/// removed. Put in the request extensions by `serve`.
-#[derive(Debug, Clone)]
-pub struct EnvRuntime(pub Arc<RuntimeConfig>);
-
-impl FromRequestParts<AppState> for EnvRuntime {
-    type Rejection = GatewayError;
-    async fn from_request_parts(parts: &mut Parts, app: &AppState) -> Result<Self, GatewayError> {
-        Ok(parts
-            .extensions
-            .get::<EnvRuntime>()
-            .cloned()
-            // Without the layer (an embedding that skipped it) the start-up
-            // configuration stands in.
-            .unwrap_or_else(|| EnvRuntime(Arc::new(app.config().runtime.clone()))))
-    }
-}
 
 /// The configuration routes (relative to `/_ui/api`).
 pub fn routes() -> Router<AppState> {
@@ -84,132 +53,6 @@ pub fn routes() -> Router<AppState> {
         .route("/config", get(get_config).put(put_config))
         .route("/config/schema", get(schema))
         .route("/config/history", get(history))
-}
-
-fn is_sso_key(name: &str) -> bool {
-    sso_keys::key(name).is_some()
-}
-
-/// `env` overlaid with the stored runtime values; unusable stored values are
-/// skipped with a warning (they are reported, never fatal). Returns the
-/// result and the names of the fields the store set.
-fn overlay(env: &RuntimeConfig, stored: &[(String, ConfigValue)]) -> (RuntimeConfig, Vec<String>) {
-    let mut runtime = env.clone();
-    let mut set = Vec::new();
-    for (key, value) in stored {
-        if is_sso_key(key) || ENVIRONMENT_ONLY.contains(&key.as_str()) {
-            continue;
-        }
-        match runtime.set(key, value.expose()) {
-            Ok(()) => set.push(key.clone()),
-            Err(FieldError::Unknown) => {
-                tracing::warn!(field = %key, "stored configuration field is unknown to this version; ignored")
-            }
-            Err(FieldError::Invalid(problem)) => {
-                tracing::warn!(field = %key, %problem, "stored configuration value is invalid; ignored")
-            }
-        }
-    }
-    (runtime, set)
-}
-
-async fn stored_values(store: &Store) -> Result<Vec<(String, ConfigValue)>, StoreError> {
-    Ok(store
-        .config()
-        .list()
-        .await?
-        .into_iter()
-        .map(|e| (e.key, e.value))
-        .collect())
-}
-
-/// Start-up overlay (full mode): lay the stored values over `runtime` (the
-/// environment's), logging each one that overrides a value the environment
-/// set.
-pub async fn overlay_stored(store: &Store, runtime: &mut RuntimeConfig) -> Result<(), StoreError> {
-    let stored = stored_values(store).await?;
-    let defaults = RuntimeConfig::default();
-    let (merged, set) = overlay(runtime, &stored);
-    for name in &set {
-        let env_value = runtime.get(name);
-        if env_value != defaults.get(name) && env_value != merged.get(name) {
-            tracing::info!(
-                field = %name,
-                variable = %name.to_ascii_uppercase(),
-                "the stored configuration overrides the environment value"
-            );
-        }
-    }
-    if !set.is_empty() {
-        tracing::info!(fields = ?set, "runtime configuration: stored values applied");
-    }
-    *runtime = merged;
-    Ok(())
-}
-
-/// `live` with its hot fields taken from `target` (restart fields keep their
-/// running values).
-fn with_hot_fields(live: &RuntimeConfig, target: &RuntimeConfig) -> RuntimeConfig {
-    let mut next = live.clone();
-    for field in FIELDS.iter().filter(|f| f.reload == Reload::Hot) {
-        if let Some(text) = target.get(field.name) {
-            // Both values passed the same validation: this cannot fail.
-            let _ = next.set(field.name, &text);
-        }
-    }
-    next
-}
-
-/// Apply the stored hot values to the live configuration when they differ.
-async fn sync_once(app: &AppState, env: &RuntimeConfig) -> Result<(), StoreError> {
-    let Ok(store) = app.store() else {
-        return Ok(());
-    };
-    let stored = stored_values(store).await?;
-    let (target, _) = overlay(env, &stored);
-    let live = app.runtime();
-    let next = with_hot_fields(&live, &target);
-    if next != *live {
-        tracing::info!("runtime configuration changed in the store: hot fields applied");
-        app.set_runtime(next);
-    }
-    Ok(())
-}
-
-/// Follow changes made on other replicas: every [`SYNC_INTERVAL`] the newest
-/// history id is read (one small query); when it moved, the stored values are
-/// loaded and the hot fields applied.
-pub fn spawn_sync(
-    app: AppState,
-    env: Arc<RuntimeConfig>,
-    stop: CancellationToken,
-) -> tokio::task::JoinHandle<()> {
-    tokio::spawn(async move {
-        let mut last_seen: Option<i64> = None;
-        let mut ticker = tokio::time::interval(SYNC_INTERVAL);
-        ticker.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = stop.cancelled() => return,
-                _ = ticker.tick() => {}
-            }
-            let Ok(store) = app.store() else { return };
-            let newest = match store.config().history(1).await {
-                Ok(entries) => entries.first().map(|e| e.id),
-                Err(e) => {
-                    tracing::warn!(error = %e, "configuration sync: cannot read the history");
-                    continue;
-                }
-            };
-            if newest == last_seen {
-                continue;
-            }
-            match sync_once(&app, &env).await {
-                Ok(()) => last_seen = newest,
-                Err(e) => tracing::warn!(error = %e, "configuration sync failed"),
-            }
-        }
-    })
 }
 
 /// Where a runtime value comes from.
@@ -227,9 +70,9 @@ fn source(name: &str, env: &RuntimeConfig, stored: bool) -> &'static str {
 async fn get_config(
     State(app): State<AppState>,
     _admin: Admin,
-    EnvRuntime(env): EnvRuntime,
 ) -> Result<Json<Value>, GatewayError> {
     let store = app.store()?;
+    let env = app.env_runtime().clone();
     let stored: BTreeMap<String, ConfigValue> = stored_values(store).await?.into_iter().collect();
     let (configured, _) = overlay(&env, &stored.clone().into_iter().collect::<Vec<_>>());
     let live = app.runtime();
@@ -378,10 +221,10 @@ fn plan(
 async fn put_config(
     State(app): State<AppState>,
     admin: Admin,
-    EnvRuntime(env): EnvRuntime,
     UiJson(body): UiJson<Map<String, Value>>,
 ) -> Result<Json<Value>, GatewayError> {
     let store = app.store()?;
+    let env = app.env_runtime().clone();
     let before: BTreeMap<String, ConfigValue> = stored_values(store).await?.into_iter().collect();
     let before_list: Vec<(String, ConfigValue)> = before.clone().into_iter().collect();
     let (configured, _) = overlay(&env, &before_list);

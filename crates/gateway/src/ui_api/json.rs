@@ -23,6 +23,6 @@ where
         let body = Bytes::from_request(request, state)
             .await
             .map_err(|e| GatewayError::validation(format!("cannot read the request body: {e}")))?;
-        crate::pipeline::body::parse_json(&headers, &body).map(UiJson)
+        crate::body::parse_json(&headers, &body).map(UiJson)
     }
 }

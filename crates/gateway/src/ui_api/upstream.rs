@@ -33,11 +33,11 @@ use super::json::UiJson;
 use crate::config::endpoints::{normalize_start_url, INDIVIDUAL_START_URL};
 use crate::config::value::FieldValue as _;
 use crate::config::{Region, Secret};
-use crate::credentials::device_flow::registration_usable;
-use crate::credentials::oidc::{OAuthCode, OidcError, Registration};
-use crate::credentials::per_user::PrimaryAuth;
 use crate::crypto::random::sha256_hex;
 use crate::error::GatewayError;
+use crate::providers::primary::credentials::device_flow::registration_usable;
+use crate::providers::primary::credentials::oidc::{OAuthCode, OidcError, Registration};
+use crate::providers::primary::credentials::per_user::PrimaryAuth;
 use crate::state::AppState;
 use crate::store::clock::now;
 use crate::store::ids::UserId;
@@ -83,7 +83,7 @@ pub async fn status(
     let Some(creds) = store.upstream_credentials().get(who.user.id).await? else {
         return Ok(Json(json!({"has_token": false, "expired": false})));
     };
-    let expired = match app.user_tokens().source(&app, who.user.id).await? {
+    let expired = match app.user_tokens().source(app.store()?, who.user.id).await? {
         Some(source) if source.refused() => true,
         Some(source) => match PrimaryAuth::User(source).access_token().await {
             Ok(_) => false,

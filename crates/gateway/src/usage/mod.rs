@@ -211,6 +211,48 @@ impl Drop for Ticket {
     }
 }
 
+/// Notes, when an answer's stream is dropped before it ended, that the
+/// client went away: the body is dropped by the server when the client
+/// disconnects, and with it the upstream request.
+#[derive(Debug)]
+pub struct Unfinished {
+    usage: Option<UsageTicket>,
+    finished: bool,
+}
+
+impl Unfinished {
+    pub fn new(usage: Option<UsageTicket>) -> Self {
+        Unfinished {
+            usage,
+            finished: false,
+        }
+    }
+
+    pub fn usage(&self) -> Option<&UsageTicket> {
+        self.usage.as_ref()
+    }
+
+    /// The answer ended (completely or with its error event).
+    pub fn finish(&mut self) {
+        self.finished = true;
+    }
+
+    pub fn is_finished(&self) -> bool {
+        self.finished
+    }
+}
+
+impl Drop for Unfinished {
+    fn drop(&mut self) {
+        if !self.finished {
+            tracing::info!("client went away; upstream request cancelled");
+            if let Some(ticket) = &self.usage {
+                ticket.client_gone();
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,8 +5,10 @@
 
 use std::time::Duration;
 
-use gateway::credentials::{OidcClient, PrimaryCredentials, TokenFile, TokenManager, TokenTiming};
-use gateway::models::{CatalogSource, ModelCache, ModelFetcher};
+use gateway::providers::primary::credentials::{
+    OidcClient, PrimaryCredentials, TokenFile, TokenManager, TokenTiming,
+};
+use gateway::providers::primary::models::{CatalogSource, ModelCache, ModelFetcher};
 use serde_json::Value;
 
 use crate::common::*;

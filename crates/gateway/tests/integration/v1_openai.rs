@@ -29,7 +29,7 @@ fn assert_chunk_head(chunk: &Value, id: &str, created: u64) {
 #[tokio::test]
 async fn non_streaming_answer_has_the_full_shape() {
     let env = ProxyEnv::start(&[]).await;
-    let before = gateway::pipeline::ids::unix_now();
+    let before = gateway::ids::unix_now();
     let resp = env
         .post(
             "/v1/chat/completions",

@@ -13,9 +13,12 @@ use serde_json::json;
 use wire::anthropic::MessagesRequest;
 
 use super::messages::header_text;
+use crate::auth::Caller;
+use crate::body::parse_json;
 use crate::error::GatewayError;
-use crate::pipeline::{body::parse_json, passthrough, raw_body::RawObject};
-use crate::providers::{CallExtras, Endpoint, ProviderId};
+use crate::providers::direct::passthrough;
+use crate::providers::direct::raw_body::RawObject;
+use crate::providers::{registry, CallExtras, Endpoint, ProviderId};
 use crate::state::AppState;
 use crate::upstream::http::UpstreamError;
 
@@ -33,14 +36,17 @@ const NOT_COUNTED: [&str; 8] = [
 
 pub async fn handle(
     State(app): State<AppState>,
+    caller: Option<axum::Extension<Caller>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    serve(&app, &headers, &body).await
+    let caller = super::caller(caller)?;
+    serve(&app, &caller, &headers, &body).await
 }
 
 async fn serve(
     app: &AppState,
+    caller: &Caller,
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, GatewayError> {
@@ -51,9 +57,16 @@ async fn serve(
     wire::anthropic::validate(&checked)?;
     let chat = translate::anthropic::into_chat_request(checked)?;
 
-    let route = app.providers().select(app, &chat.model).await?;
+    let rt = app.runtime();
+    let upstream = app.upstream(&rt);
+    let available = app.accounts().direct(caller);
+    let route =
+        registry::choose(&upstream, rt.model_cache_refresh, &chat.model, &available).await?;
     if route.provider == ProviderId::MessagesVendor {
-        if let Some(provider) = app.providers().get(ProviderId::MessagesVendor).cloned() {
+        if let Some(provider) = available
+            .iter()
+            .find(|p| p.id == ProviderId::MessagesVendor)
+        {
             let mut raw = RawObject::parse(body)?;
             raw.set("model", &route.model)?;
             for key in NOT_COUNTED {
@@ -66,8 +79,8 @@ async fn serve(
             };
             let sent = provider
                 .send(
-                    app.http(),
-                    &app.retry_policy(),
+                    &upstream.http,
+                    &upstream.policy,
                     Endpoint::CountTokens,
                     "",
                     Some(raw.to_bytes()?),
@@ -76,8 +89,7 @@ async fn serve(
                 .await;
             match sent {
                 Ok(resp) => {
-                    let timeout = app.runtime().http_request_timeout;
-                    let body = passthrough::read_body(resp, timeout).await?;
+                    let body = passthrough::read_body(resp, upstream.idle).await?;
                     return Ok(json_response(body));
                 }
                 Err(UpstreamError::Status { status, .. })

@@ -10,8 +10,9 @@ use translate::ClientFormat;
 use wire::anthropic::MessagesRequest;
 
 use crate::auth::Caller;
+use crate::body::parse_json;
 use crate::error::GatewayError;
-use crate::pipeline::{self, body::parse_json};
+use crate::pipeline;
 use crate::state::AppState;
 use crate::usage::UsageTicket;
 

@@ -14,7 +14,9 @@ use axum::http::HeaderMap;
 use axum::Json;
 use serde_json::{json, Value};
 
-use crate::providers::ProviderId;
+use crate::auth::Caller;
+use crate::error::GatewayError;
+use crate::providers::{direct, ProviderId};
 use crate::state::AppState;
 
 /// One listed model, whatever its provider.
@@ -26,8 +28,13 @@ struct Listed {
     owned_by: &'static str,
 }
 
-pub async fn handle(State(app): State<AppState>, headers: HeaderMap) -> Json<Value> {
-    let models = collect(&app).await;
+pub async fn handle(
+    State(app): State<AppState>,
+    caller: Option<axum::Extension<Caller>>,
+    headers: HeaderMap,
+) -> Result<Json<Value>, GatewayError> {
+    let caller = super::caller(caller)?;
+    let models = collect(&app, &caller).await;
     if headers.contains_key("anthropic-version") {
         let data: Vec<Value> = models
             .iter()
@@ -40,12 +47,12 @@ pub async fn handle(State(app): State<AppState>, headers: HeaderMap) -> Json<Val
                 })
             })
             .collect();
-        return Json(json!({
+        return Ok(Json(json!({
             "data": data,
             "has_more": false,
             "first_id": models.first().map(|m| m.id.as_str()),
             "last_id": models.last().map(|m| m.id.as_str()),
-        }));
+        })));
     }
     let data: Vec<Value> = models
         .iter()
@@ -62,11 +69,12 @@ pub async fn handle(State(app): State<AppState>, headers: HeaderMap) -> Json<Val
             entry
         })
         .collect();
-    Json(json!({"object": "list", "data": data}))
+    Ok(Json(json!({"object": "list", "data": data})))
 }
 
-/// Primary models, then each configured provider's (listings fetched concurrently).
-async fn collect(app: &AppState) -> Vec<Listed> {
+/// Primary models, then each provider's the caller can reach (listings
+/// fetched concurrently).
+async fn collect(app: &AppState, caller: &Caller) -> Vec<Listed> {
     let loaded = app.models().loaded_at_unix();
     let mut out: Vec<Listed> = app
         .models()
@@ -80,10 +88,17 @@ async fn collect(app: &AppState) -> Vec<Listed> {
             owned_by: ProviderId::Primary.as_str(),
         })
         .collect();
-    let registry = app.providers();
-    let ids: Vec<ProviderId> = registry.configured().map(|p| p.id).collect();
-    let lists = futures::future::join_all(ids.iter().map(|id| registry.models(app, *id))).await;
-    for (id, list) in ids.into_iter().zip(lists) {
+    let rt = app.runtime();
+    let upstream = app.upstream(&rt);
+    let available = app.accounts().direct(caller);
+    let lists = futures::future::join_all(
+        available
+            .iter()
+            .map(|p| direct::models::list(&upstream, rt.model_cache_refresh, p)),
+    )
+    .await;
+    for (p, list) in available.iter().zip(lists) {
+        let id = p.id;
         for m in list.iter() {
             out.push(Listed {
                 id: format!("{id}/{}", m.id),

@@ -8,10 +8,71 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-use super::id::WireFormat;
+use super::request::{CallExtras, DirectProvider, Endpoint};
+use crate::providers::id::WireFormat;
+use crate::upstream::Upstream;
 
 /// A failed fetch is not repeated sooner than this.
 const RETRY_FAILED_AFTER: Duration = Duration::from_secs(60);
+/// Time limit of one model-list fetch (a listing must not hold up `/v1/models`).
+const MODEL_LIST_TIMEOUT: Duration = Duration::from_secs(10);
+/// Most pages read from a paginated listing.
+const MAX_MODEL_PAGES: usize = 10;
+
+/// The model list of `p` (cached for `ttl`; empty when unknown).
+pub async fn list(
+    upstream: &Upstream,
+    ttl: Duration,
+    p: &DirectProvider,
+) -> Arc<Vec<ProviderModel>> {
+    p.models
+        .get(ttl, p.id.as_str(), || fetch(upstream, p))
+        .await
+}
+
+/// Read a provider's whole listing (following the messages format's pages).
+pub async fn fetch(upstream: &Upstream, p: &DirectProvider) -> Result<Vec<ProviderModel>, String> {
+    let mut policy = upstream.policy.clone();
+    policy.max_retries = policy.max_retries.min(1);
+    policy.request_timeout = policy.request_timeout.min(MODEL_LIST_TIMEOUT);
+    let paged = p.format() == WireFormat::Anthropic;
+    let mut all = Vec::new();
+    let mut after: Option<String> = None;
+    for _ in 0..MAX_MODEL_PAGES {
+        let query = match (&after, paged) {
+            (_, false) => String::new(),
+            (None, true) => "?limit=1000".to_owned(),
+            (Some(id), true) => {
+                let mut q = url::form_urlencoded::Serializer::for_suffix("?".to_owned(), 1);
+                q.append_pair("limit", "1000").append_pair("after_id", id);
+                q.finish()
+            }
+        };
+        let extras = CallExtras::default();
+        let resp = p
+            .send(
+                &upstream.http,
+                &policy,
+                Endpoint::Models,
+                &query,
+                None,
+                &extras,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        let body = tokio::time::timeout(MODEL_LIST_TIMEOUT, resp.bytes())
+            .await
+            .map_err(|_| "the model list did not arrive in time".to_owned())?
+            .map_err(|e| e.to_string())?;
+        let page = parse_page(p.format(), &body)?;
+        all.extend(page.models);
+        match page.next_after {
+            Some(next) if paged => after = Some(next),
+            _ => break,
+        }
+    }
+    Ok(all)
+}
 
 /// One model of a provider's listing.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -26,8 +26,8 @@ use serde_json::{json, Value};
 use sha2::{Digest, Sha256};
 
 use crate::config::Secret;
-use crate::credentials::TokenFile;
 use crate::error::GatewayError;
+use crate::providers::primary::credentials::TokenFile;
 
 /// Public client id of the vendor's command-line client (protocol doc 5.3).
 pub const CLIENT_ID: &str = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";

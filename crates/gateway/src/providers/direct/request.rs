@@ -17,12 +17,12 @@ use axum::http::StatusCode;
 use bytes::Bytes;
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 
-use super::assistant_token::{self, AssistantSession};
-use super::id::{ProviderId, WireFormat};
-use super::model_list::ModelListCache;
-use super::oauth::OAuthSession;
+use super::credentials::assistant_token::{self, AssistantSession};
+use super::credentials::oauth::OAuthSession;
+use super::models::ModelListCache;
 use crate::config::Secret;
 use crate::error::GatewayError;
+use crate::providers::id::{ProviderId, WireFormat};
 use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
 
 /// `anthropic-version` sent when the client named none.
@@ -248,6 +248,28 @@ impl DirectProvider {
     }
 }
 
+/// The provider's request body for a canonical request (cross-format relay).
+pub fn provider_body(
+    provider: &DirectProvider,
+    req: &translate::ChatRequest,
+) -> Result<Bytes, GatewayError> {
+    let bytes = match provider.format() {
+        WireFormat::Anthropic => serde_json::to_vec(&translate::anthropic::from_chat_request(req)),
+        WireFormat::OpenAi | WireFormat::PrimaryEventStream => {
+            let mut body = translate::openai::from_chat_request(req);
+            // OpenAI itself wants `max_completion_tokens`; compatible servers
+            // and the assistant vendor know `max_tokens`.
+            if provider.id != ProviderId::CompletionsVendor {
+                if let Some(n) = body.max_completion_tokens.take() {
+                    body.max_tokens = Some(n);
+                }
+            }
+            serde_json::to_vec(&body)
+        }
+    };
+    bytes.map(Bytes::from).map_err(GatewayError::internal)
+}
+
 fn bearer_header(token: &Secret) -> Result<HeaderValue, GatewayError> {
     let mut v = HeaderValue::from_str(&format!("Bearer {}", token.expose())).map_err(|_| {
         GatewayError::Config("a provider token holds characters a header cannot".into())
@@ -317,7 +339,7 @@ fn assistant_headers(h: &mut HeaderMap, extras: &CallExtras) {
             HeaderValue::from_static(value),
         );
     }
-    if let Ok(id) = HeaderValue::from_str(&crate::pipeline::ids::fast_uuid().to_string()) {
+    if let Ok(id) = HeaderValue::from_str(&crate::ids::fast_uuid().to_string()) {
         h.insert("x-request-id", id);
     }
     if extras.vision {
@@ -333,5 +355,5 @@ fn assistant_headers(h: &mut HeaderMap, extras: &CallExtras) {
 }
 
 #[cfg(test)]
-#[path = "direct_tests.rs"]
+#[path = "request_tests.rs"]
 mod tests;

@@ -70,9 +70,9 @@ async fn api_key_and_bearer_headers() {
     assert_eq!(h[ACCEPT], "text/event-stream");
     assert!(h.get(AUTHORIZATION).is_none());
 
-    let oauth = super::super::oauth::OAuthSession::new(
+    let oauth = super::super::credentials::oauth::OAuthSession::new(
         reqwest::Client::new(),
-        super::super::oauth::OAuthSettings {
+        super::super::credentials::oauth::OAuthSettings {
             token_url: "http://127.0.0.1:9/none".into(),
             client_id: "c".into(),
             refresh_ahead: std::time::Duration::from_secs(300),

@@ -16,20 +16,25 @@
 //! closes them.
 
 use std::collections::HashMap;
+use std::sync::Arc;
 
 use translate::truncation::{inject_recovery, Truncation};
 use translate::{ChatEvent, ChatRequest, Collector, Usage};
 
-use crate::credentials::per_user::PrimaryAuth;
-use crate::models::ResolvedModel;
-use crate::providers::primary::{self, CallOptions, EventSource, Step};
-use crate::state::AppState;
+use super::credentials::per_user::PrimaryAuth;
+use super::models::ResolvedModel;
+use super::request::{encode_request, CallOptions};
+use super::stream::{self, EventSource, Step};
+use crate::config::RuntimeConfig;
+use crate::upstream::Upstream;
 
 /// At most this many recovery requests per client request.
 const MAX_RECOVERIES: u32 = 1;
 
 pub struct PrimaryRelay {
-    app: AppState,
+    /// The request's configuration snapshot and client (a recovery request uses them too).
+    rt: Arc<RuntimeConfig>,
+    upstream: Upstream,
     /// The caller's token source (a recovery request uses it too).
     auth: PrimaryAuth,
     /// The conversation as the client sent it (recovery appends to a copy).
@@ -53,15 +58,17 @@ pub struct PrimaryRelay {
 
 impl PrimaryRelay {
     pub fn new(
-        app: AppState,
+        rt: Arc<RuntimeConfig>,
+        upstream: Upstream,
         auth: PrimaryAuth,
         request: ChatRequest,
         model: ResolvedModel,
         source: EventSource,
     ) -> Self {
-        let recovery = app.runtime().truncation_recovery;
+        let recovery = rt.truncation_recovery;
         PrimaryRelay {
-            app,
+            rt,
+            upstream,
             auth,
             request,
             model,
@@ -202,9 +209,8 @@ impl PrimaryRelay {
             fake_reasoning: None,
             truncation_recovery: true,
         };
-        let opened = match primary::encode_request(&self.app, &self.auth, &next, &self.model, opts)
-        {
-            Ok(body) => primary::open(&self.app, &self.auth, body, &self.model, false).await,
+        let opened = match encode_request(&self.rt, &self.auth, &next, &self.model, opts) {
+            Ok(body) => stream::open(&self.upstream, &self.auth, body, &self.model, false).await,
             Err(e) => Err(e),
         };
         match opened {

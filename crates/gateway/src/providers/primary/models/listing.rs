@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use super::ModelInfo;
-use crate::credentials::TokenManager;
+use crate::providers::primary::credentials::TokenManager;
 use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
 
 /// At most this many pages are followed (a loop guard; real lists fit in one).

@@ -31,11 +31,9 @@ use moka::future::Cache;
 use super::manager::{RotationSink, TokenManager, TokenTiming};
 use super::oidc::OidcClient;
 use super::token_file::PrimaryCredentials;
-use crate::auth::Caller;
 use crate::config::Config;
 use crate::error::GatewayError;
-use crate::providers::primary::ChatUrl;
-use crate::state::AppState;
+use crate::providers::primary::request::ChatUrl;
 use crate::store::ids::UserId;
 use crate::store::upstream_credentials::UpstreamCredentials;
 use crate::store::Store;
@@ -66,21 +64,6 @@ pub enum PrimaryAuth {
 }
 
 impl PrimaryAuth {
-    /// The token source of `caller`: 403 `forbidden` with [`NOT_CONNECTED`]
-    /// for a user without upstream credentials.
-    pub async fn for_caller(app: &AppState, caller: &Caller) -> Result<PrimaryAuth, GatewayError> {
-        match caller {
-            Caller::Proxy => Ok(PrimaryAuth::Shared {
-                tokens: app.primary_tokens().clone(),
-                chat_url: app.primary_chat_url().clone(),
-            }),
-            Caller::User(owner) => match app.user_tokens().source(app, owner.user_id).await? {
-                Some(source) => Ok(PrimaryAuth::User(source)),
-                None => Err(GatewayError::Forbidden(NOT_CONNECTED.into())),
-            },
-        }
-    }
-
     /// The primary API's chat URL for this request.
     pub fn chat_url(&self) -> ChatUrl {
         match self {
@@ -347,10 +330,9 @@ impl UserTokens {
     /// The token source of `user`, or `None` without stored credentials.
     pub async fn source(
         &self,
-        app: &AppState,
+        store: &Store,
         user: UserId,
     ) -> Result<Option<Arc<UserSource>>, GatewayError> {
-        let store = app.store()?;
         self.cache
             .try_get_with(user, async {
                 let creds = store.upstream_credentials().get(user).await?;

@@ -1,0 +1,7 @@
+//! What keeps replicas in step with the store while they run: the runtime
+//! configuration's overlay and its sync ([`config`]), and the change
+//! notifications that drop cached keys and credentials ([`invalidation`]).
+//! Background tasks spawned at start, each stopped by the shutdown token.
+
+pub mod config;
+pub mod invalidation;

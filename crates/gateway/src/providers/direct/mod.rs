@@ -1,0 +1,237 @@
+//! Serving a request through a direct provider (`messages_vendor`,
+//! `completions_vendor`, `assistant_vendor`, `custom`), one account of which
+//! ([`DirectProvider`]: endpoint and credential) the caller may use.
+//!
+//! Same format as the client: native pass-through ([`passthrough`]).
+//! The other format: the canonical request is written in the provider's
+//! format ([`request::provider_body`]), and the answer read back as
+//! `ChatEvent`s ([`stream`]), streamed through the client's encoder or
+//! collected and rendered by the pipeline.
+//!
+//! The client's unknown fields (`ChatRequest::extra`) are named in the
+//! client's format, so a cross-format relay does not forward them.
+
+pub mod credentials;
+pub mod models;
+pub mod passthrough;
+pub mod raw_body;
+pub mod request;
+pub mod stream;
+pub mod watch;
+
+use translate::{ChatEvent, ChatRequest, ClientFormat, ContentPart, Role, ToolResultContent};
+
+pub use request::{Auth, CallExtras, DirectProvider, Endpoint, Initiator};
+
+use super::{input_estimate, leading_error, Answer, ChatCall, EventAnswer, Events, Route};
+use crate::error::GatewayError;
+use crate::turn::Turn;
+use raw_body::RawObject;
+use stream::ProviderEvents;
+
+/// Serve `call` through `provider` as `route` says.
+pub async fn serve(
+    turn: &Turn,
+    provider: &DirectProvider,
+    route: &Route,
+    call: ChatCall,
+) -> Result<Answer, GatewayError> {
+    let format = turn.reply.format;
+    let native = provider.format().is_client_format(format);
+    let req = &call.request;
+    let extras = CallExtras {
+        anthropic_beta: call.anthropic_beta.clone(),
+        anthropic_version: call.anthropic_version.clone().filter(|_| native),
+        vision: has_images(req),
+        initiator: initiator(req),
+        stream: req.stream,
+    };
+    turn.record_route(provider.id.as_str(), &route.model);
+    tracing::debug!(
+        provider = %provider.id,
+        model = %route.model,
+        requested = %req.model,
+        account = provider.auth.kind(),
+        relay = if native { "native" } else { "converted" },
+        stream = req.stream,
+        "routing request"
+    );
+    let upstream = &turn.upstream;
+    let name = provider.id.as_str();
+
+    if native {
+        let mut body = RawObject::parse(&call.raw)?;
+        body.set("model", &route.model)?;
+        if format == ClientFormat::OpenAi && req.stream {
+            body.force_include_usage()?;
+        }
+        let body = body.to_bytes()?;
+        let resp = provider
+            .send(
+                &upstream.http,
+                &upstream.policy,
+                Endpoint::Chat,
+                "",
+                Some(body),
+                &extras,
+            )
+            .await?;
+        let usage = turn.reply.usage.clone();
+        let response = if req.stream {
+            let strip_usage = format == ClientFormat::OpenAi && !req.include_usage;
+            passthrough::stream(resp, format, strip_usage, upstream.idle, name, usage).await?
+        } else {
+            passthrough::whole(resp, upstream.idle, name, usage.as_ref()).await?
+        };
+        return Ok(Answer::Relayed(response));
+    }
+
+    let mut req = call.request;
+    let client_model = std::mem::replace(&mut req.model, route.model.clone());
+    req.extra.clear();
+    let body = request::provider_body(provider, &req)?;
+    let meta = turn.reply.meta(client_model);
+    let usage_hint = input_estimate(&req);
+    let resp = provider
+        .send(
+            &upstream.http,
+            &upstream.policy,
+            Endpoint::Chat,
+            "",
+            Some(body),
+            &extras,
+        )
+        .await?;
+    if req.stream {
+        let mut source = ProviderEvents::new(resp, provider.format(), upstream.idle, name);
+        let mut first = Vec::new();
+        // Read past bookkeeping (start, usage) so that an error right after it
+        // is still answered as a plain HTTP error.
+        let mut more = true;
+        while more && only_bookkeeping(&first) {
+            more = source.fill(&mut first).await;
+        }
+        if let Some(err) = leading_error(&first) {
+            return Err(err.clone().into());
+        }
+        let rest = if more {
+            Events::Provider(Box::new(source))
+        } else {
+            Events::Done
+        };
+        Ok(Answer::Events(EventAnswer {
+            meta,
+            usage_hint,
+            first,
+            rest,
+        }))
+    } else {
+        let bytes = passthrough::read_body(resp, upstream.idle).await?;
+        let events = stream::answer_events(provider.format(), &bytes)?;
+        if let Some(err) = leading_error(&events) {
+            return Err(err.clone().into());
+        }
+        Ok(Answer::Events(EventAnswer {
+            meta,
+            usage_hint,
+            first: events,
+            rest: Events::Done,
+        }))
+    }
+}
+
+/// Nothing but `Start` and `Usage` so far (nothing a client would see yet).
+fn only_bookkeeping(events: &[ChatEvent]) -> bool {
+    events
+        .iter()
+        .all(|e| matches!(e, ChatEvent::Start { .. } | ChatEvent::Usage(_)))
+}
+
+/// Whether the conversation carries an image anywhere.
+pub fn has_images(req: &ChatRequest) -> bool {
+    req.messages
+        .iter()
+        .flat_map(|m| &m.content)
+        .any(|p| match p {
+            ContentPart::Image(_) => true,
+            ContentPart::ToolResult { content, .. } => content
+                .iter()
+                .any(|c| matches!(c, ToolResultContent::Image(_))),
+            _ => false,
+        })
+}
+
+/// `agent` when the last turn is a tool result or the assistant's own, else `user`.
+pub fn initiator(req: &ChatRequest) -> Initiator {
+    match req.messages.last() {
+        Some(m) if m.role == Role::Assistant => Initiator::Agent,
+        Some(m)
+            if m.content
+                .iter()
+                .any(|p| matches!(p, ContentPart::ToolResult { .. })) =>
+        {
+            Initiator::Agent
+        }
+        _ => Initiator::User,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::providers::leading_error;
+    use translate::Message;
+    use translate::Usage;
+
+    fn user(parts: Vec<ContentPart>) -> Message {
+        Message {
+            role: Role::User,
+            content: parts,
+            name: None,
+        }
+    }
+
+    #[test]
+    fn initiator_and_vision_follow_the_conversation() {
+        let text = ContentPart::Text {
+            text: "hi".into(),
+            cache_control: None,
+        };
+        let mut req = ChatRequest {
+            messages: vec![user(vec![text.clone()])],
+            ..ChatRequest::default()
+        };
+        assert_eq!(initiator(&req), Initiator::User);
+        assert!(!has_images(&req));
+        req.messages.push(user(vec![ContentPart::ToolResult {
+            tool_use_id: "t".into(),
+            content: vec![ToolResultContent::Image(translate::ImageSource::Url(
+                "https://x/y.png".into(),
+            ))],
+            is_error: false,
+        }]));
+        assert_eq!(initiator(&req), Initiator::Agent);
+        assert!(has_images(&req));
+    }
+
+    #[test]
+    fn an_error_after_bookkeeping_is_leading() {
+        let err = translate::StreamError {
+            status: 529,
+            kind: "overloaded_error".into(),
+            message: "Overloaded".into(),
+        };
+        let events = vec![
+            ChatEvent::Start {
+                id: None,
+                model: None,
+            },
+            ChatEvent::Usage(Usage::default()),
+            ChatEvent::Error(err.clone()),
+        ];
+        assert_eq!(leading_error(&events), Some(&err));
+        assert!(only_bookkeeping(&events[..2]));
+        let events = vec![ChatEvent::TextDelta("a".into()), ChatEvent::Error(err)];
+        assert_eq!(leading_error(&events), None);
+    }
+}

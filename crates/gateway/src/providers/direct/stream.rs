@@ -1,0 +1,144 @@
+//! A direct provider's answer read as canonical events, for a client of the
+//! other format (cross-format relay): a stream through the shared reader
+//! ([`crate::upstream::reader::SseEvents`]) and the provider format's
+//! `StreamParser` ([`ProviderEvents`]), a whole JSON answer through its
+//! format's `response_events` ([`answer_events`]).
+//!
+//! Every way the stream can break ends it with a `ChatEvent::Error`: the
+//! connection failing, no data for `idle` (the gap between two reads), an
+//! event that does not parse, or an end before the answer was complete (the
+//! parsers' `finish` reports that), so the client's encoder writes its
+//! format's error event instead of a clean end.
+
+use std::time::Duration;
+
+use axum::http::StatusCode;
+use translate::{ChatEvent, StreamError};
+
+use crate::error::GatewayError;
+use crate::providers::WireFormat;
+use crate::upstream::reader::{Peer, Read, Reader, SseEvents};
+
+/// The provider format's stream parser.
+enum Parser {
+    OpenAi(translate::openai::StreamParser),
+    Anthropic(translate::anthropic::StreamParser),
+}
+
+/// An open provider stream, read in batches of events.
+pub struct ProviderEvents {
+    reader: Reader<SseEvents>,
+    parser: Parser,
+    provider: &'static str,
+    done: bool,
+}
+
+impl ProviderEvents {
+    /// `format` is the provider's (OpenAI or Anthropic).
+    pub fn new(
+        response: reqwest::Response,
+        format: WireFormat,
+        idle: Duration,
+        provider: &'static str,
+    ) -> Self {
+        let parser = match format {
+            WireFormat::Anthropic => Parser::Anthropic(translate::anthropic::StreamParser::new()),
+            WireFormat::OpenAi | WireFormat::PrimaryEventStream => {
+                Parser::OpenAi(translate::openai::StreamParser::new())
+            }
+        };
+        ProviderEvents {
+            reader: Reader::new(response, SseEvents::new(), idle),
+            parser,
+            provider,
+            done: false,
+        }
+    }
+
+    /// Read until at least one event was added or the stream ended; `false`
+    /// once it has ended (the last events are in `out`).
+    pub async fn fill(&mut self, out: &mut Vec<ChatEvent>) -> bool {
+        let start = out.len();
+        while !self.done {
+            // Everything already buffered goes into this batch.
+            let read = match self.reader.ready() {
+                Some(read) => read,
+                None if out.len() > start => return true,
+                None => self.reader.next().await,
+            };
+            match read {
+                Read::Item(event) => self.push(&event, out),
+                Read::End => {
+                    match &mut self.parser {
+                        Parser::OpenAi(p) => p.finish(out),
+                        Parser::Anthropic(p) => p.finish(out),
+                    }
+                    self.done = true;
+                }
+                Read::Failed(failure) => self.fail(out, failure.describe(Peer::Provider)),
+            }
+        }
+        false
+    }
+
+    /// Parse one provider event; a provider error ends the stream.
+    fn push(&mut self, event: &wire::sse::SseEvent, out: &mut Vec<ChatEvent>) {
+        let before = out.len();
+        let pushed = match &mut self.parser {
+            Parser::OpenAi(p) => p.push(event, out),
+            Parser::Anthropic(p) => p.push(event, out),
+        };
+        if let Err(e) = pushed {
+            return self.fail(out, e.to_string());
+        }
+        if out[before..]
+            .iter()
+            .any(|e| matches!(e, ChatEvent::Error(_)))
+        {
+            if let Some(ChatEvent::Error(err)) = out.last() {
+                tracing::warn!(
+                    provider = self.provider,
+                    status = err.status,
+                    "provider error in the stream: {}",
+                    err.message
+                );
+            }
+            self.done = true;
+        }
+    }
+
+    fn fail(&mut self, out: &mut Vec<ChatEvent>, message: String) {
+        tracing::warn!(
+            provider = self.provider,
+            "provider stream failed: {message}"
+        );
+        self.done = true;
+        out.push(ChatEvent::Error(StreamError {
+            status: 502,
+            kind: "upstream_api_error".to_owned(),
+            message,
+        }));
+    }
+}
+
+/// The events of a provider's whole (non-streaming) answer.
+pub fn answer_events(format: WireFormat, body: &[u8]) -> Result<Vec<ChatEvent>, GatewayError> {
+    let unreadable = |e: serde_json::Error| {
+        GatewayError::upstream(
+            StatusCode::BAD_GATEWAY,
+            format!("the provider's answer is not understood: {e}"),
+        )
+    };
+    Ok(match format {
+        WireFormat::Anthropic => {
+            let resp: wire::anthropic::MessagesResponse =
+                serde_json::from_slice(body).map_err(unreadable)?;
+            translate::anthropic::response_events(&resp)
+        }
+        WireFormat::OpenAi | WireFormat::PrimaryEventStream => {
+            let resp: wire::openai::ChatCompletionResponse =
+                serde_json::from_slice(body).map_err(unreadable)?;
+            translate::openai::response_events(&resp)
+        }
+    })
+}

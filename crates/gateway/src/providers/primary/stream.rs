@@ -1,0 +1,168 @@
+//! Reading a `primary` answer: the call is sent with the retry policy and the
+//! bearer token of the request's token source ([`PrimaryAuth`]), and the
+//! binary event stream that answers is decoded frame by frame (both CRCs
+//! checked, [`crate::upstream::reader::Frames`]) and parsed into `ChatEvent`s
+//! ([`EventSource`]).
+//!
+//! Time limits: the status line and the first event must arrive within
+//! `first_token_timeout` (the upstream may hold its headers back until the
+//! first token is ready), else the call is retried up to `http_max_retries`
+//! times; after that, the gap between two reads is bounded by
+//! `http_request_timeout`, so a healthy long stream is never cut.
+
+use axum::http::StatusCode;
+use bytes::Bytes;
+use reqwest::header::{ACCEPT, CONTENT_TYPE};
+use translate::primary::{ParserOptions, StreamParser, StreamSummary};
+use translate::{ChatEvent, StreamError};
+
+use super::credentials::per_user::PrimaryAuth;
+use super::models::ResolvedModel;
+use crate::error::GatewayError;
+use crate::upstream::http::send_with_retry;
+use crate::upstream::reader::{Frames, Peer, Read, Reader};
+use crate::upstream::Upstream;
+
+/// What one read from the upstream gave.
+#[derive(Debug)]
+pub enum Step {
+    /// Events were added; the stream goes on.
+    More,
+    /// The stream is over; the final events were added.
+    Done(StreamSummary),
+}
+
+/// An open upstream answer, read as `ChatEvent` batches.
+pub struct EventSource {
+    reader: Reader<Frames>,
+    parser: StreamParser,
+    done: bool,
+}
+
+impl EventSource {
+    fn new(reader: Reader<Frames>, parser: StreamParser) -> Self {
+        EventSource {
+            reader,
+            parser,
+            done: false,
+        }
+    }
+
+    /// Read until at least one event was produced or the stream ended.
+    ///
+    /// Transport failures, timeouts and corrupt frames end the stream with a
+    /// `ChatEvent::Error` (never a silent cut).
+    pub async fn fill(&mut self, out: &mut Vec<ChatEvent>) -> Step {
+        if self.done {
+            return Step::Done(self.parser.finish(out));
+        }
+        let start = out.len();
+        loop {
+            // Everything already buffered goes into this batch; wait for
+            // the network only when nothing is.
+            let read = match self.reader.ready() {
+                Some(read) => read,
+                None if out.len() > start => return Step::More,
+                None => self.reader.next().await,
+            };
+            match read {
+                Read::Item(frame) => match frame.message() {
+                    Ok(msg) => self.parser.push(&msg, out),
+                    Err(e) => {
+                        return self.fail(out, format!("malformed event-stream message: {e}"))
+                    }
+                },
+                Read::End => {
+                    self.done = true;
+                    return Step::Done(self.parser.finish(out));
+                }
+                Read::Failed(failure) => return self.fail(out, failure.describe(Peer::Upstream)),
+            }
+        }
+    }
+
+    fn fail(&mut self, out: &mut Vec<ChatEvent>, message: String) -> Step {
+        tracing::warn!("primary stream failed: {message}");
+        self.done = true;
+        let mut summary = self.parser.finish(&mut Vec::new());
+        let err = StreamError {
+            status: StatusCode::BAD_GATEWAY.as_u16(),
+            kind: "upstream_api_error".to_owned(),
+            message,
+        };
+        summary.error = Some(err.clone());
+        out.push(ChatEvent::Error(err));
+        Step::Done(summary)
+    }
+}
+
+/// Send the call with the access tokens of `auth` and wait for its first events.
+///
+/// Returns the open source, the first batch of events and whether that batch
+/// already ended the stream. A first event that does not come within
+/// `first_token_timeout` makes a new attempt (up to `http_max_retries`).
+pub async fn open(
+    upstream: &Upstream,
+    auth: &PrimaryAuth,
+    body: Bytes,
+    model: &ResolvedModel,
+    extract_thinking: bool,
+) -> Result<(EventSource, Vec<ChatEvent>, Option<StreamSummary>), GatewayError> {
+    let mut policy = upstream.policy.clone();
+    // The upstream may hold its headers until the first token is ready.
+    policy.request_timeout = policy.request_timeout.min(upstream.first_token);
+    let url = auth.chat_url().get()?;
+    let mut late_retries = 0u32;
+    loop {
+        let response = send_with_retry(
+            &policy,
+            |_| {
+                let body = body.clone();
+                let url = url.clone();
+                async move {
+                    let token = auth.access_token().await?;
+                    Ok(upstream
+                        .http
+                        .post(url)
+                        .bearer_auth(token)
+                        .header(CONTENT_TYPE, "application/json")
+                        .header(ACCEPT, "application/vnd.amazon.eventstream")
+                        .body(body))
+                }
+            },
+            || async { auth.force_refresh().await },
+        )
+        .await
+        .map_err(|e| auth.explain(e.into()))?;
+        let parser = StreamParser::new(ParserOptions {
+            extract_thinking,
+            context_window: model.context_window,
+        });
+        let reader = Reader::new(response, Frames::new(), upstream.idle);
+        let mut source = EventSource::new(reader, parser);
+        let mut first = Vec::new();
+        match tokio::time::timeout(upstream.first_token, source.fill(&mut first)).await {
+            Ok(Step::More) => return Ok((source, first, None)),
+            Ok(Step::Done(summary)) => return Ok((source, first, Some(summary))),
+            Err(_) if late_retries < policy.max_retries => {
+                late_retries += 1;
+                tracing::warn!(
+                    attempt = late_retries,
+                    "no first event within {}s; retrying",
+                    upstream.first_token.as_secs()
+                );
+            }
+            Err(_) => {
+                return Err(GatewayError::Upstream {
+                    status: StatusCode::GATEWAY_TIMEOUT,
+                    message: format!(
+                        "the upstream sent no first event within {}s ({} attempts)",
+                        upstream.first_token.as_secs(),
+                        late_retries + 1
+                    ),
+                    retry_after: None,
+                })
+            }
+        }
+    }
+}

@@ -1,0 +1,70 @@
+//! Client authentication of `/v1/*` (spec 5.2), as middleware: proxy mode's
+//! one key ([`require_proxy_key`]) and full deployment's per-user keys
+//! ([`require_user_key`], after the setup check of [`super::setup_guard`]).
+//! The pure pieces (which keys a request presents, hashing, the lookup
+//! cache) are in [`crate::auth`].
+//!
+//! In full deployment the presented key is hashed and looked up in the
+//! in-memory cache, then the store; a hit attaches [`Caller::User`] (user id
+//! and key id) and the request's [`crate::usage::UsageTicket`]. The user's
+//! provider credentials are taken per request by the pipeline.
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use crate::auth::keys::{self, ApiKeyHash};
+use crate::auth::{check, is_chat_path, presented_keys, Caller};
+use crate::error::{AuthFailure, GatewayError};
+use crate::state::AppState;
+
+/// Middleware for `/v1/*` in proxy mode.
+pub async fn require_proxy_key(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Result<Response, GatewayError> {
+    let Some(expected) = state.proxy_key_hash() else {
+        // Proxy mode always has a key (config validation); fail closed anyway.
+        return Err(GatewayError::Config(
+            "PROXY_API_KEY is not configured".into(),
+        ));
+    };
+    check(request.headers(), expected).map_err(GatewayError::Auth)?;
+    request.extensions_mut().insert(Caller::Proxy);
+    Ok(next.run(request).await)
+}
+
+/// `/v1/*` in full deployment, after the setup check: the per-user key of
+/// the request (see the module doc). Keys that do not have the shape of an
+/// issued key are refused without a lookup.
+pub async fn require_user_key(
+    app: &AppState,
+    mut request: Request,
+    next: Next,
+) -> Result<Response, GatewayError> {
+    let store = app.store()?;
+    let hashes: Vec<Option<ApiKeyHash>> = presented_keys(request.headers())
+        .map(|k| keys::well_formed(k).then(|| ApiKeyHash::of(k)))
+        .collect();
+    let mut owner = None;
+    for hash in hashes.iter().flatten() {
+        owner = app.key_cache().lookup(store, *hash).await?;
+        if owner.is_some() {
+            break;
+        }
+    }
+    let owner = match (hashes.is_empty(), owner) {
+        (_, Some(owner)) => owner,
+        (true, None) => return Err(GatewayError::Auth(AuthFailure::MissingKey)),
+        (false, None) => return Err(GatewayError::Auth(AuthFailure::InvalidKey)),
+    };
+    let chat = is_chat_path(request.uri().path());
+    let ticket = app.usage_sink().open(owner, chat);
+    request.extensions_mut().insert(Caller::User(owner));
+    request.extensions_mut().insert(ticket.clone());
+    let span = tracing::info_span!("caller", user_id = %owner.user_id, key_id = %owner.key_id);
+    let response = tracing::Instrument::instrument(next.run(request), span).await;
+    ticket.respond(response.status().as_u16());
+    Ok(response)
+}

@@ -1,0 +1,302 @@
+//! The one loop that reads an upstream answer's body: bytes in, decoded items
+//! out. Every relay mode (primary's event stream, a direct provider's SSE
+//! read as events, the native pass-through) plugs its decoder into a
+//! [`Reader`] and gets one of three outcomes per read ([`Read`]): an item,
+//! the end of input, or a failure with its reason. The reader owns what is
+//! the same for all of them: the idle timeout between two reads, feeding the
+//! decoder, the end of input (where the decoder says whether it was cut
+//! inside an item) and the wording of each failure.
+
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+
+/// A decoder of one wire format over the bytes read so far.
+pub trait Decode {
+    type Item;
+    /// Take in the next chunk of the body.
+    fn feed(&mut self, chunk: &[u8]);
+    /// The next whole item buffered, `Ok(None)` until more input arrives.
+    fn decode(&mut self) -> Result<Option<Self::Item>, DecodeError>;
+    /// The input has ended: the last item (an unterminated one some formats
+    /// allow), `Ok(None)` when nothing is left, an error when the input
+    /// stopped inside an item.
+    fn finish(&mut self) -> Result<Option<Self::Item>, DecodeError>;
+}
+
+/// Why the decoder refused the bytes (the text names the format's problem).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DecodeError(pub String);
+
+/// Why reading stopped before the end of the answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Failure {
+    /// The connection broke (reset, body error).
+    Connection(String),
+    /// Nothing arrived for the idle timeout.
+    Idle(Duration),
+    /// The bytes are not the format's (corrupt frame, unreadable event).
+    Decode(String),
+}
+
+/// What one read gave.
+#[derive(Debug)]
+pub enum Read<T> {
+    Item(T),
+    /// The body ended and every item was handed out.
+    End,
+    Failed(Failure),
+}
+
+/// Who is on the other end, for the failure texts ("the upstream", "the provider").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Peer {
+    Upstream,
+    Provider,
+}
+
+impl Peer {
+    fn as_str(self) -> &'static str {
+        match self {
+            Peer::Upstream => "upstream",
+            Peer::Provider => "provider",
+        }
+    }
+}
+
+impl Failure {
+    /// The sentence a log line and a client's error event carry.
+    pub fn describe(&self, peer: Peer) -> String {
+        match self {
+            Failure::Connection(e) => format!("the {} connection failed: {e}", peer.as_str()),
+            Failure::Idle(d) => format!("no data from the {} for {}s", peer.as_str(), d.as_secs()),
+            Failure::Decode(e) => e.clone(),
+        }
+    }
+}
+
+/// An upstream body read through a decoder.
+pub struct Reader<D> {
+    response: reqwest::Response,
+    decoder: D,
+    idle: Duration,
+    state: State,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    Reading,
+    /// The body ended; the decoder's last items are being handed out.
+    Draining,
+    Over,
+}
+
+impl<D: Decode> Reader<D> {
+    /// Read `response` through `decoder`; `idle` bounds the wait for each chunk.
+    pub fn new(response: reqwest::Response, decoder: D, idle: Duration) -> Self {
+        Reader {
+            response,
+            decoder,
+            idle,
+            state: State::Reading,
+        }
+    }
+
+    /// The decoder, for state it keeps beside the items.
+    pub fn decoder_mut(&mut self) -> &mut D {
+        &mut self.decoder
+    }
+
+    /// The next item, the end, or why reading stopped. After `End` or
+    /// `Failed`, every further call answers `End`.
+    pub async fn next(&mut self) -> Read<D::Item> {
+        loop {
+            if let Some(read) = self.ready() {
+                return read;
+            }
+            match tokio::time::timeout(self.idle, self.response.chunk()).await {
+                Ok(Ok(Some(chunk))) => self.decoder.feed(&chunk),
+                Ok(Ok(None)) => self.state = State::Draining,
+                Ok(Err(e)) => return self.fail(Failure::Connection(e.to_string())),
+                Err(_) => return self.fail(Failure::Idle(self.idle)),
+            }
+        }
+    }
+
+    /// What can be had without waiting for the network: a buffered item,
+    /// the end, or a decoding failure; `None` when the next read must wait.
+    /// Relays drain this before they hand a batch on, so everything that
+    /// arrived in one chunk goes to the client in one write.
+    pub fn ready(&mut self) -> Option<Read<D::Item>> {
+        match self.state {
+            State::Over => Some(Read::End),
+            State::Draining => Some(match self.decoder.finish() {
+                Ok(Some(item)) => Read::Item(item),
+                Ok(None) => {
+                    self.state = State::Over;
+                    Read::End
+                }
+                Err(DecodeError(e)) => self.fail(Failure::Decode(e)),
+            }),
+            State::Reading => match self.decoder.decode() {
+                Ok(Some(item)) => Some(Read::Item(item)),
+                Ok(None) => None,
+                Err(DecodeError(e)) => Some(self.fail(Failure::Decode(e))),
+            },
+        }
+    }
+
+    fn fail(&mut self, failure: Failure) -> Read<D::Item> {
+        self.state = State::Over;
+        Read::Failed(failure)
+    }
+}
+
+/// AWS event-stream frames (the `primary` upstream): both CRCs checked, an
+/// input that ends inside a frame is an error.
+#[derive(Debug, Default)]
+pub struct Frames {
+    decoder: wire::eventstream::Decoder,
+    buf: BytesMut,
+}
+
+impl Frames {
+    pub fn new() -> Self {
+        Frames {
+            decoder: wire::eventstream::Decoder::new(),
+            buf: BytesMut::with_capacity(16 * 1024),
+        }
+    }
+}
+
+impl Decode for Frames {
+    type Item = wire::eventstream::Frame;
+
+    fn feed(&mut self, chunk: &[u8]) {
+        self.buf.extend_from_slice(chunk);
+    }
+
+    fn decode(&mut self) -> Result<Option<Self::Item>, DecodeError> {
+        self.decoder
+            .decode(&mut self.buf)
+            .map_err(|e| DecodeError(format!("corrupt event-stream frame: {e}")))
+    }
+
+    fn finish(&mut self) -> Result<Option<Self::Item>, DecodeError> {
+        self.decoder
+            .decode_eof(&mut self.buf)
+            .map_err(|e| DecodeError(format!("the stream ended inside a frame: {e}")))
+    }
+}
+
+/// Server-sent events, parsed (a cross-format relay reads their data).
+#[derive(Debug)]
+pub struct SseEvents {
+    parser: wire::sse::SseParser,
+}
+
+impl SseEvents {
+    pub fn new() -> Self {
+        SseEvents {
+            parser: wire::sse::SseParser::new(),
+        }
+    }
+}
+
+impl Default for SseEvents {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Decode for SseEvents {
+    type Item = wire::sse::SseEvent;
+
+    fn feed(&mut self, chunk: &[u8]) {
+        self.parser.feed(chunk);
+    }
+
+    fn decode(&mut self) -> Result<Option<Self::Item>, DecodeError> {
+        self.parser.next_event().map_err(unreadable)
+    }
+
+    fn finish(&mut self) -> Result<Option<Self::Item>, DecodeError> {
+        self.parser.finish().map_err(unreadable)
+    }
+}
+
+fn unreadable(e: impl std::fmt::Display) -> DecodeError {
+    DecodeError(format!("unreadable provider stream: {e}"))
+}
+
+/// Server-sent events as the raw bytes of each event block (forwarded as
+/// they came) with the event they hold (`None` for a comment-only block).
+/// An unterminated last block at the end of input comes without its blank
+/// line, flagged by [`RawEvent::unterminated`].
+#[derive(Debug)]
+pub struct SseBlocks {
+    splitter: super::sse_blocks::BlockSplitter,
+    parser: wire::sse::SseParser,
+    rest_taken: bool,
+}
+
+/// One raw event block.
+#[derive(Debug)]
+pub struct RawEvent {
+    pub bytes: Bytes,
+    pub event: Option<wire::sse::SseEvent>,
+    /// The input ended before the block's blank line.
+    pub unterminated: bool,
+}
+
+impl SseBlocks {
+    /// Blocks larger than `max_event` bytes are refused.
+    pub fn new(max_event: usize) -> Self {
+        SseBlocks {
+            splitter: super::sse_blocks::BlockSplitter::new(max_event),
+            parser: wire::sse::SseParser::with_limits(max_event, max_event),
+            rest_taken: false,
+        }
+    }
+}
+
+impl Decode for SseBlocks {
+    type Item = RawEvent;
+
+    fn feed(&mut self, chunk: &[u8]) {
+        self.splitter.feed(chunk);
+    }
+
+    fn decode(&mut self) -> Result<Option<Self::Item>, DecodeError> {
+        let Some(block) = self
+            .splitter
+            .next_block()
+            .map_err(|e| DecodeError(e.to_string()))?
+        else {
+            return Ok(None);
+        };
+        self.parser.feed(&block);
+        let event = self.parser.next_event().map_err(unreadable)?;
+        Ok(Some(RawEvent {
+            bytes: block,
+            event,
+            unterminated: false,
+        }))
+    }
+
+    fn finish(&mut self) -> Result<Option<Self::Item>, DecodeError> {
+        if self.rest_taken {
+            return Ok(None);
+        }
+        self.rest_taken = true;
+        Ok(self.splitter.take_rest().map(|rest| {
+            self.parser.feed(&rest);
+            let event = self.parser.finish().ok().flatten();
+            RawEvent {
+                bytes: rest,
+                event,
+                unterminated: true,
+            }
+        }))
+    }
+}
