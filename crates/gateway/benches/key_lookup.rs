@@ -11,6 +11,11 @@
 //!
 //! Run: `cargo bench -p gateway --bench key_lookup`.
 
+#![expect(
+    clippy::print_stderr,
+    reason = "a benchmark that cannot set up says why on stderr"
+)]
+
 use std::error::Error;
 use std::hint::black_box;
 
@@ -35,7 +40,7 @@ fn setup() -> Result<Fixture, Box<dyn Error>> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let dir = std::env::temp_dir().join(format!("gw-bench-{}", uuid::Uuid::new_v4().simple()));
+    let dir = std::env::temp_dir().join(format!("gw-bench-{}", gateway::ids::fast_uuid().simple()));
     std::fs::create_dir_all(&dir)?;
     let url = format!("sqlite://{}/bench.db", dir.display());
     let store = rt.block_on(Store::connect(&url, &EncryptionKey::generate()))?;

@@ -2,6 +2,11 @@
 //! service, `gateway login` runs the proxy-mode device flow and exits,
 //! `gateway healthcheck` asks the local `/health` (for container health
 //! checks). Exit codes: 0 success, 1 failure, 2 bad configuration.
+#![expect(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "the command line talks to the person at the terminal"
+)]
 
 use std::process::ExitCode;
 use std::time::Duration;

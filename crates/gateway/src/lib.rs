@@ -65,6 +65,10 @@ pub async fn serve(
     let stop = CancellationToken::new();
     {
         let stop = stop.clone();
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "lives as long as the shutdown future; only cancels a token"
+        )]
         tokio::spawn(async move {
             shutdown.await;
             stop.cancel();

@@ -1,5 +1,9 @@
 //! The `gateway` binary: parse the command line, load the configuration, set
 //! up logging, bind, and hand over to `gateway::serve`.
+#![expect(
+    clippy::print_stderr,
+    reason = "a failure before logging is set up can only go to stderr"
+)]
 
 use std::process::ExitCode;
 

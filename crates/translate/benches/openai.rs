@@ -2,6 +2,11 @@
 //! second and events per second, at three delta sizes) and `into_chat_request`
 //! on a realistic 20-message request (requests per second).
 
+#![expect(
+    clippy::panic,
+    reason = "a bench over input it built itself; a failure must stop it loudly"
+)]
+
 use bytes::BytesMut;
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use serde_json::json;

@@ -91,6 +91,10 @@
 //! The simulator is also the benchmark upstream: no added latency, no
 //! per-request logging, TCP_NODELAY on accepted sockets, answers framed in
 //! one buffer and written in one piece unless a scenario paces them.
+#![expect(
+    clippy::disallowed_methods,
+    reason = "a test tool: its ids need no speed, and its server task lives as long as the handle"
+)]
 
 pub mod assistant_vendor;
 pub mod completions_vendor;

@@ -1,6 +1,10 @@
 //! The `upstream-sim` binary: the simulator on fixed ports for local runs and
 //! benchmarks. It maps flags (or `UPSTREAM_SIM_*` variables) onto a
 //! `SimConfig`, prints both base URLs, and runs until Ctrl-C.
+#![expect(
+    clippy::print_stdout,
+    reason = "the simulator prints its URLs for the person who started it"
+)]
 
 use std::net::IpAddr;
 use std::time::Duration;

@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn dotenv_is_read_and_the_environment_wins() {
-        let dir = std::env::temp_dir().join(format!("gw-env-{}", uuid::Uuid::new_v4()));
+        let dir = std::env::temp_dir().join(format!("gw-env-{}", crate::ids::fast_uuid()));
         std::fs::create_dir_all(&dir).unwrap();
         let file = dir.join(".env");
         // PATH is always set in the environment, so the file's value must lose.

@@ -85,7 +85,7 @@ fn create_key_file(path: &Path, key: &EncryptionKey) -> Result<bool, CryptoError
         context: format!("creating {}", dir.display()),
         source,
     })?;
-    let tmp = dir.join(format!(".{KEY_FILE}.{}", uuid::Uuid::new_v4().simple()));
+    let tmp = dir.join(format!(".{KEY_FILE}.{}", crate::ids::fast_uuid().simple()));
     let io = |context: &str, source| CryptoError::Io {
         context: format!("{context} {}", tmp.display()),
         source,
@@ -139,7 +139,7 @@ mod tests {
     use super::*;
 
     fn temp_dir() -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("gw-key-{}", uuid::Uuid::new_v4().simple()));
+        let dir = std::env::temp_dir().join(format!("gw-key-{}", crate::ids::fast_uuid().simple()));
         std::fs::create_dir_all(&dir).unwrap();
         dir
     }

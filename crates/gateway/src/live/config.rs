@@ -128,6 +128,10 @@ pub fn spawn_sync(
     env: Arc<RuntimeConfig>,
     stop: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "tracked: serve() awaits this handle at shutdown"
+    )]
     tokio::spawn(async move {
         let mut last_seen: Option<i64> = None;
         let mut ticker = tokio::time::interval(SYNC_INTERVAL);

@@ -33,8 +33,16 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 pub fn spawn(app: AppState, cancel: CancellationToken) -> Vec<tokio::task::JoinHandle<()>> {
     let mut tasks = Vec::new();
     if let Some(Pool::Postgres(pool)) = app.store_opt().map(|s| s.pool().clone()) {
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "tracked: serve() awaits these handles at shutdown"
+        )]
         tasks.push(tokio::spawn(listen(app.clone(), pool, cancel.clone())));
     }
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "tracked: serve() awaits these handles at shutdown"
+    )]
     tasks.push(tokio::spawn(recheck(app, cancel)));
     tasks
 }

@@ -221,7 +221,7 @@ async fn link_purpose_comes_back() {
     let sim = sim().await;
     let s = settings(&sim);
     let sso = service(SsoTuning::default());
-    let user_id = uuid::Uuid::new_v4();
+    let user_id = crate::ids::fast_uuid();
     let cb = run_to_callback(&sso, &s, Purpose::Link { user_id }).await;
     let done = sso.finish(&s, &cb).await.unwrap();
     assert_eq!(done.purpose, Purpose::Link { user_id });

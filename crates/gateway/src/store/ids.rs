@@ -20,6 +20,10 @@ macro_rules! id_type {
 
         impl $name {
             /// A new random (v4) id.
+            #[expect(
+                clippy::disallowed_methods,
+                reason = "row ids, session ids among them, must be unguessable: the OS RNG"
+            )]
             pub fn new() -> Self {
                 $name(Uuid::new_v4())
             }

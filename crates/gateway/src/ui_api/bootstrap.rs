@@ -98,6 +98,10 @@ async fn seed_initial_admin(app: &AppState, store: &Store) -> anyhow::Result<()>
 /// Delete expired sessions, expired pending logins and stale failure
 /// counters every `cleanup_interval`, until `stop`.
 pub fn spawn_cleanup(app: AppState, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "tracked: serve() awaits this handle at shutdown"
+    )]
     tokio::spawn(async move {
         let auth = app.config().tuning.auth.clone();
         let interval = auth.cleanup_interval.max(Duration::from_secs(1));

@@ -131,6 +131,10 @@ pub fn spawn(
     rx: mpsc::Receiver<Message>,
     cancel: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "tracked: serve() awaits this handle at shutdown"
+    )]
     tokio::spawn(async move {
         run(store, rx, cancel).await;
     })
@@ -201,7 +205,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_burst_becomes_a_few_transactions_and_shutdown_drains() {
-        let dir = std::env::temp_dir().join(format!("gw-usage-{}", uuid::Uuid::new_v4().simple()));
+        let dir =
+            std::env::temp_dir().join(format!("gw-usage-{}", crate::ids::fast_uuid().simple()));
         let url = format!("sqlite://{}/usage.db", dir.display());
         let store = Store::connect(&url, &crate::crypto::EncryptionKey::generate())
             .await
@@ -215,6 +220,7 @@ mod tests {
             tx.try_send(Message::Record(r)).unwrap();
         }
         let cancel = CancellationToken::new();
+        #[expect(clippy::disallowed_methods, reason = "the test awaits the writer")]
         let writer = tokio::spawn(run(store.clone(), rx, cancel.clone()));
         // More arrive while it runs; shutdown must drain them too.
         tokio::time::sleep(Duration::from_millis(50)).await;

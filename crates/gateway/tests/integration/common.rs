@@ -2,8 +2,6 @@
 //! simulator, `tokens.json` seeding, and a real gateway served on an ephemeral
 //! port through `gateway::serve`.
 
-#![allow(dead_code)] // each test module uses a different subset
-
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -589,7 +587,9 @@ pub const USER_PASSWORD_2: &str = "second password 4567";
 pub struct TestUser {
     pub client: UiClient,
     pub id: String,
+    #[expect(dead_code, reason = "kept for tests that sign the user in again")]
     pub email: String,
+    #[expect(dead_code, reason = "kept for tests that sign the user in again")]
     pub totp_secret: String,
     pub recovery_codes: Vec<String>,
 }

@@ -1,6 +1,12 @@
 //! The gateway's integration tests: one binary (one link), one module per area.
 //! Helpers panic on setup failures, as tests do.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
+#![expect(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::disallowed_methods,
+    reason = "a failed setup step fails the test loudly; tests spawn their own servers"
+)]
 
 mod common;
 mod config_api_access;

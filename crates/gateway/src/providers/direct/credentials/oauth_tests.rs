@@ -1,3 +1,8 @@
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests spawn their own servers and concurrent callers"
+)]
+
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -56,7 +61,7 @@ fn settings(token_url: String) -> OAuthSettings {
 }
 
 fn temp_file() -> (std::path::PathBuf, TokenFile) {
-    let dir = std::env::temp_dir().join(format!("gw-oauth-{}", uuid::Uuid::new_v4().simple()));
+    let dir = std::env::temp_dir().join(format!("gw-oauth-{}", crate::ids::fast_uuid().simple()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = TokenFile::new(dir.join("provider_tokens.json"));
     (dir, file)

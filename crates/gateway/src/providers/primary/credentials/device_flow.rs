@@ -128,6 +128,10 @@ async fn poll(
 }
 
 /// Show the codes in the log and, when stdout is a terminal, as a box on it.
+#[expect(
+    clippy::print_stdout,
+    reason = "the box and the QR code are for the person at the terminal"
+)]
 pub fn announce(auth: &DeviceAuthorization) {
     tracing::warn!(
         verification_url = auth.url(),

@@ -305,6 +305,10 @@ impl TokenManager {
     /// Run the background refresher until `cancel` fires.
     pub fn spawn_refresher(&self, cancel: CancellationToken) -> tokio::task::JoinHandle<()> {
         let this = self.clone();
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "tracked: serve() awaits this handle at shutdown"
+        )]
         tokio::spawn(async move {
             let mut tick = tokio::time::interval(this.inner.timing.check_interval);
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);

@@ -1,3 +1,8 @@
+#![expect(
+    clippy::disallowed_methods,
+    reason = "tests spawn their own servers and concurrent callers"
+)]
+
 use std::sync::atomic::{AtomicU32, Ordering};
 
 use axum::http::StatusCode;
@@ -64,7 +69,7 @@ impl Drop for TempDir {
     }
 }
 fn tempdir() -> TempDir {
-    TempDir(std::env::temp_dir().join(format!("gw-mgr-{}", uuid::Uuid::new_v4())))
+    TempDir(std::env::temp_dir().join(format!("gw-mgr-{}", crate::ids::fast_uuid())))
 }
 
 fn creds() -> PrimaryCredentials {

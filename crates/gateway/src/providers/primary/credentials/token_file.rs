@@ -197,7 +197,7 @@ fn write_object_sync(path: &Path, obj: &Map<String, Value>) -> Result<(), TokenF
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| "tokens.json".into());
-    let tmp = dir.join(format!(".{name}.{}.tmp", uuid::Uuid::new_v4().simple()));
+    let tmp = dir.join(format!(".{name}.{}.tmp", crate::ids::fast_uuid().simple()));
     let mut text = serde_json::to_vec_pretty(obj).map_err(|e| io_err(e.into()))?;
     text.push(b'\n');
 
@@ -275,7 +275,7 @@ mod tests {
     pub(crate) struct TempDir(PathBuf);
     impl TempDir {
         pub(crate) fn new() -> Self {
-            let p = std::env::temp_dir().join(format!("gw-tokens-{}", uuid::Uuid::new_v4()));
+            let p = std::env::temp_dir().join(format!("gw-tokens-{}", crate::ids::fast_uuid()));
             TempDir(p)
         }
     }
@@ -381,6 +381,7 @@ mod tests {
         let mut tasks = Vec::new();
         for i in 0..16 {
             let f = file.clone();
+            #[expect(clippy::disallowed_methods, reason = "concurrent writers in a test")]
             tasks.push(tokio::spawn(async move {
                 f.update(move |obj| {
                     obj.insert(format!("k{i}"), i.into());

@@ -196,6 +196,10 @@ impl ModelCache {
         cancel: CancellationToken,
     ) -> tokio::task::JoinHandle<()> {
         let cache = self.clone();
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "tracked: serve() awaits this handle at shutdown"
+        )]
         tokio::spawn(async move {
             loop {
                 tokio::select! {
