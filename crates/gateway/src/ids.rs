@@ -12,13 +12,12 @@ pub fn response_id(format: ClientFormat) -> String {
         ClientFormat::OpenAi => "chatcmpl-",
         ClientFormat::Anthropic => "msg_",
     };
-    let mut id = String::with_capacity(prefix.len() + 24);
+    let mut hex = [0u8; 24];
+    // The lengths match (12 bytes, 24 digits): this cannot fail.
+    let _ = hex::encode_to_slice(raw, &mut hex);
+    let mut id = String::with_capacity(prefix.len() + hex.len());
     id.push_str(prefix);
-    for b in raw {
-        const HEX: &[u8; 16] = b"0123456789abcdef";
-        id.push(char::from(HEX[usize::from(b >> 4)]));
-        id.push(char::from(HEX[usize::from(b & 0xf)]));
-    }
+    id.extend(hex.iter().map(|&b| char::from(b)));
     id
 }
 

@@ -20,16 +20,34 @@ use axum::http::{header, HeaderMap};
 
 pub use keys::ApiKeyHash;
 
-use crate::error::AuthFailure;
+use crate::error::{AuthFailure, GatewayError};
 use crate::store::api_keys::KeyOwner;
 
-/// Who made an authenticated `/v1` request; inserted in the request extensions.
+/// Who made an authenticated `/v1` request; inserted in the request
+/// extensions by the client-auth middleware and taken by handlers as an
+/// extractor. Its absence is a wiring bug: fail closed (500), never a
+/// default caller.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Caller {
     /// Proxy mode: the holder of `PROXY_API_KEY`.
     Proxy,
     /// Full deployment: the owner of a per-user API key.
     User(KeyOwner),
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Caller {
+    type Rejection = GatewayError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _state: &S,
+    ) -> Result<Self, GatewayError> {
+        parts.extensions.get::<Caller>().cloned().ok_or_else(|| {
+            GatewayError::internal(anyhow::anyhow!(
+                "a /v1 request reached its handler without a caller"
+            ))
+        })
+    }
 }
 
 /// The keys a request presents: the bearer token and the `x-api-key` value

@@ -18,7 +18,7 @@ use axum::response::Response;
 use bytes::BytesMut;
 use futures::StreamExt as _;
 
-use super::front_door::Next;
+use super::Next;
 use crate::error::GatewayError;
 use crate::logging::mask_secrets;
 use crate::state::AppState;

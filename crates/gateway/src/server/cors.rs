@@ -13,7 +13,7 @@ use axum::extract::Request;
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::Response;
 
-use super::front_door::Next;
+use super::Next;
 
 const ANY: HeaderValue = HeaderValue::from_static("*");
 /// Browsers may cache a preflight answer this long (seconds).

@@ -23,22 +23,6 @@ use tower::{Service, ServiceExt as _};
 use super::{body_limit, cors, request_context, uniform_errors};
 use crate::state::AppState;
 
-/// The rest of the chain, as a middleware step sees it: hand the request on,
-/// get the response back.
-pub trait Next: Send {
-    fn run(self, request: Request) -> impl Future<Output = Response> + Send;
-}
-
-impl<F, Fut> Next for F
-where
-    F: FnOnce(Request) -> Fut + Send,
-    Fut: Future<Output = Response> + Send,
-{
-    fn run(self, request: Request) -> impl Future<Output = Response> + Send {
-        self(request)
-    }
-}
-
 /// The router with the gateway's middleware around it, outermost first:
 /// request context (id, span, access log), CORS, uniform errors, body limit.
 #[derive(Clone)]

@@ -21,9 +21,12 @@ pub mod request_context;
 pub mod setup_guard;
 pub mod uniform_errors;
 
-use axum::extract::DefaultBodyLimit;
+use std::future::Future;
+
+use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::Uri;
 use axum::middleware::from_fn_with_state;
+use axum::response::Response;
 use axum::routing::get;
 use axum::Router;
 
@@ -58,4 +61,20 @@ pub fn router(state: AppState) -> Router {
 
 async fn not_found(uri: Uri) -> GatewayError {
     GatewayError::NotFound(format!("no route for {}", uri.path()))
+}
+
+/// The rest of the chain, as a middleware step sees it: hand the request on,
+/// get the response back.
+pub trait Next: Send {
+    fn run(self, request: Request) -> impl Future<Output = Response> + Send;
+}
+
+impl<F, Fut> Next for F
+where
+    F: FnOnce(Request) -> Fut + Send,
+    Fut: Future<Output = Response> + Send,
+{
+    fn run(self, request: Request) -> impl Future<Output = Response> + Send {
+        self(request)
+    }
 }

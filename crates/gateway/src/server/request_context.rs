@@ -21,7 +21,7 @@ use axum::http::{HeaderName, HeaderValue};
 use axum::response::Response;
 use tracing::Instrument as _;
 
-use super::front_door::Next;
+use super::Next;
 use crate::error::{GatewayError, LoggedError};
 use crate::logging::access_note;
 

@@ -8,7 +8,7 @@ use axum::extract::Request;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 
-use super::front_door::Next;
+use super::Next;
 use crate::error::{GatewayError, LoggedError};
 
 /// Plain-text error bodies longer than this are cut.

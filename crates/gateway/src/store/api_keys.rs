@@ -9,7 +9,7 @@
 
 use super::clock::now;
 use super::ids::{ApiKeyId, UserId};
-use super::{with_pool, Store, StoreError, WritePool as _};
+use super::{with_pool, write_tx, Store, StoreError};
 
 /// Most keys one user may hold.
 pub const MAX_KEYS_PER_USER: i64 = 100;
@@ -63,16 +63,15 @@ impl<'a> ApiKeys<'a> {
             created_at: now(),
             last_used_at: None,
         };
-        with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
             let (held,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM api_keys WHERE user_id = $1")
                 .bind(key.user_id)
                 .fetch_one(&mut *tx)
                 .await?;
             if held >= MAX_KEYS_PER_USER {
-                return Err(StoreError::Conflict(format!(
-                    "you hold {MAX_KEYS_PER_USER} API keys already; delete one first"
-                )));
+                return Err(StoreError::KeyLimit {
+                    max: MAX_KEYS_PER_USER,
+                });
             }
             sqlx::query(
                 "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, label, created_at) \
@@ -86,8 +85,8 @@ impl<'a> ApiKeys<'a> {
             .bind(record.created_at)
             .execute(&mut *tx)
             .await?;
-            tx.commit().await?;
-        });
+            Ok(())
+        }));
         Ok(record)
     }
 
@@ -156,8 +155,7 @@ impl<'a> ApiKeys<'a> {
         if uses.is_empty() {
             return Ok(());
         }
-        with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
             for (id, at) in uses {
                 sqlx::query(
                     "UPDATE api_keys SET last_used_at = $1 \
@@ -168,8 +166,8 @@ impl<'a> ApiKeys<'a> {
                 .execute(&mut *tx)
                 .await?;
             }
-            tx.commit().await?;
-        });
+            Ok(())
+        }));
         Ok(())
     }
 }

@@ -137,6 +137,9 @@ pub enum StoreError {
     /// The change would leave no admin.
     #[error("the last admin cannot be removed or demoted")]
     LastAdmin,
+    /// The user holds the most API keys allowed.
+    #[error("the user holds {max} API keys already")]
+    KeyLimit { max: i64 },
     /// A stored value is not what this build writes.
     #[error("corrupt stored value: {0}")]
     Corrupt(String),
@@ -148,6 +151,9 @@ impl From<StoreError> for GatewayError {
             StoreError::NotFound(what) => GatewayError::NotFound(format!("{what} not found")),
             StoreError::Conflict(message) => GatewayError::Conflict(message),
             StoreError::LastAdmin => GatewayError::Conflict(StoreError::LastAdmin.to_string()),
+            StoreError::KeyLimit { max } => {
+                GatewayError::Conflict(format!("you hold {max} API keys already; delete one first"))
+            }
             other => GatewayError::Internal(other.into()),
         }
     }

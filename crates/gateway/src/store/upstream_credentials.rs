@@ -17,7 +17,7 @@ use sqlx::{Postgres, Sqlite, Transaction};
 
 use super::clock::now;
 use super::ids::UserId;
-use super::{with_pool, Store, StoreError, WritePool as _};
+use super::{with_pool, write_tx, Store, StoreError};
 use crate::config::Secret;
 
 /// The PostgreSQL channel of cross-replica cache invalidation. Payloads:
@@ -209,8 +209,7 @@ impl<'a> UpstreamCredentialStore<'a> {
     /// Delete the credentials of `user` (and any pending authorization);
     /// false when there were none.
     pub async fn delete(&self, user: UserId) -> Result<bool, StoreError> {
-        let done = with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        let done = with_pool!(self.store, p => write_tx!(p, tx => {
             let done = sqlx::query("DELETE FROM user_upstream_credentials WHERE user_id = $1")
                 .bind(user)
                 .execute(&mut *tx)
@@ -221,9 +220,8 @@ impl<'a> UpstreamCredentialStore<'a> {
                 .execute(&mut *tx)
                 .await?;
             tx.announce(&creds_payload(user)).await?;
-            tx.commit().await?;
-            done
-        });
+            Ok(done)
+        }));
         Ok(done == 1)
     }
 
@@ -235,8 +233,7 @@ impl<'a> UpstreamCredentialStore<'a> {
             &pending_context(&pending.device_code_hash),
         )?;
         let now = now();
-        with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
             sqlx::query(
                 "DELETE FROM upstream_device_authorizations WHERE user_id = $1 OR expires_at < $2",
             )
@@ -262,8 +259,8 @@ impl<'a> UpstreamCredentialStore<'a> {
             .bind(pending.expires_at)
             .execute(&mut *tx)
             .await?;
-            tx.commit().await?;
-        });
+            Ok(())
+        }));
         Ok(())
     }
 
@@ -328,8 +325,7 @@ impl<'a> UpstreamCredentialStore<'a> {
         let refresh = cipher.encrypt_secret(&creds.refresh_token, &refresh_context(user))?;
         let secret = cipher.encrypt_secret(&creds.client_secret, &secret_context(user))?;
         let now = now();
-        with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
             sqlx::query(
                 "INSERT INTO user_upstream_credentials (user_id, refresh_token, upstream_region, \
                  oauth_client_id, oauth_client_secret, oauth_sso_region, sso_start_url, \
@@ -360,8 +356,8 @@ impl<'a> UpstreamCredentialStore<'a> {
                 .execute(&mut *tx)
                 .await?;
             tx.announce(&creds_payload(user)).await?;
-            tx.commit().await?;
-        });
+            Ok(())
+        }));
         Ok(())
     }
 }

@@ -9,7 +9,7 @@
 use sqlx::QueryBuilder;
 
 use super::ids::{ApiKeyId, UserId};
-use super::{with_pool, Store, StoreError, WritePool as _};
+use super::{with_pool, write_tx, Store, StoreError};
 
 /// Rows per `INSERT` statement (13 parameters each, well under both
 /// backends' parameter limits).
@@ -135,8 +135,7 @@ impl<'a> Usage<'a> {
         if records.is_empty() {
             return Ok(());
         }
-        with_pool!(self.store, p => {
-            let mut tx = p.begin_write().await?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
             for chunk in records.chunks(ROWS_PER_INSERT) {
                 let mut q = QueryBuilder::new(
                     "INSERT INTO usage_events (user_id, key_id, provider, model, stream, status, \
@@ -159,8 +158,8 @@ impl<'a> Usage<'a> {
                 });
                 q.build().execute(&mut *tx).await?;
             }
-            tx.commit().await?;
-        });
+            Ok(())
+        }));
         Ok(())
     }
 

@@ -26,10 +26,15 @@ pub struct ChatUrl(Arc<Result<reqwest::Url, String>>);
 impl ChatUrl {
     /// The chat URL under `api_endpoint` (a base URL such as
     /// `https://q.us-east-1.amazonaws.com`).
+    /// An invalid endpoint is logged here with its reason; requests are
+    /// told only that the endpoint is invalid (a configured URL is not the
+    /// client's business).
     pub fn under(api_endpoint: &str) -> Self {
         let text = format!("{}{CHAT_PATH}", api_endpoint.trim_end_matches('/'));
         ChatUrl(Arc::new(reqwest::Url::parse(&text).map_err(|e| {
-            format!("invalid upstream API endpoint {text}: {e}")
+            tracing::error!("invalid upstream API endpoint {text}: {e}");
+            "invalid upstream API endpoint: the server log says why (UPSTREAM_API_ENDPOINT)"
+                .to_owned()
         })))
     }
 

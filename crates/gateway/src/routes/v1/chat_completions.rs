@@ -11,43 +11,31 @@ use wire::openai::ChatCompletionRequest;
 use crate::auth::Caller;
 use crate::body::parse_json;
 use crate::error::GatewayError;
-use crate::pipeline;
 use crate::state::AppState;
 use crate::usage::UsageTicket;
 
 pub async fn handle(
     State(app): State<AppState>,
-    caller: Option<Extension<Caller>>,
+    caller: Caller,
     usage: Option<Extension<UsageTicket>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    let caller = super::caller(caller)?;
-    serve(&app, caller, usage.map(|Extension(t)| t), &headers, &body).await
-}
-
-async fn serve(
-    app: &AppState,
-    caller: Caller,
-    usage: Option<UsageTicket>,
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<Response, GatewayError> {
-    let req: ChatCompletionRequest = parse_json(headers, body)?;
+    let req: ChatCompletionRequest = parse_json(&headers, &body)?;
     wire::openai::validate(&req)?;
     if req.user.is_some() || req.seed.is_some() {
         // Accepted and not forwarded (spec 4.1).
         tracing::debug!("ignoring user/seed: not forwarded upstream");
     }
     let chat = translate::openai::into_chat_request(req)?;
-    let inbound = pipeline::Inbound {
-        format: ClientFormat::OpenAi,
-        request: chat,
-        raw: body.clone(),
-        anthropic_beta: None,
-        anthropic_version: None,
+    super::relay(
+        &app,
         caller,
         usage,
-    };
-    pipeline::handle(app, inbound).await
+        ClientFormat::OpenAi,
+        chat,
+        &headers,
+        body,
+    )
+    .await
 }

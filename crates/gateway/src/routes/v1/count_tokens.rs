@@ -12,7 +12,7 @@ use bytes::Bytes;
 use serde_json::json;
 use wire::anthropic::MessagesRequest;
 
-use super::messages::header_text;
+use super::header_text;
 use crate::auth::Caller;
 use crate::body::parse_json;
 use crate::error::GatewayError;
@@ -36,11 +36,10 @@ const NOT_COUNTED: [&str; 8] = [
 
 pub async fn handle(
     State(app): State<AppState>,
-    caller: Option<axum::Extension<Caller>>,
+    caller: Caller,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    let caller = super::caller(caller)?;
     serve(&app, &caller, &headers, &body).await
 }
 

@@ -2,19 +2,25 @@
 //! `POST /chat/completions` (OpenAI format), `POST /messages` (Anthropic
 //! format), `POST /messages/count_tokens` and `GET /models`. Handlers are
 //! thin: parse and validate the body, convert it to a `ChatRequest`, hand it
-//! to [`crate::pipeline::handle`].
+//! to [`crate::pipeline::handle`] ([`relay`]).
 
 mod chat_completions;
 mod count_tokens;
 mod messages;
 mod models;
 
+use axum::http::HeaderMap;
+use axum::response::Response;
 use axum::routing::{get, post};
-use axum::Router;
+use axum::{Extension, Router};
+use bytes::Bytes;
+use translate::{ChatRequest, ClientFormat};
 
 use crate::auth::Caller;
 use crate::error::GatewayError;
+use crate::pipeline::{self, Inbound};
 use crate::state::AppState;
+use crate::usage::UsageTicket;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -24,12 +30,37 @@ pub fn router() -> Router<AppState> {
         .route("/models", get(models::handle))
 }
 
-/// The caller the client-auth layer attached; its absence is a wiring bug
-/// (fail closed, never a default caller).
-fn caller(found: Option<axum::Extension<Caller>>) -> Result<Caller, GatewayError> {
-    found.map(|axum::Extension(c)| c).ok_or_else(|| {
-        GatewayError::internal(anyhow::anyhow!(
-            "a /v1 request reached its handler without a caller"
-        ))
-    })
+/// Hand a converted chat request to the pipeline. The messages format's
+/// `anthropic-beta` and `anthropic-version` headers travel with it (a
+/// native relay passes them on).
+async fn relay(
+    app: &AppState,
+    caller: Caller,
+    usage: Option<Extension<UsageTicket>>,
+    format: ClientFormat,
+    request: ChatRequest,
+    headers: &HeaderMap,
+    raw: Bytes,
+) -> Result<Response, GatewayError> {
+    let messages = format == ClientFormat::Anthropic;
+    let inbound = Inbound {
+        format,
+        request,
+        raw,
+        anthropic_beta: header_text(headers, "anthropic-beta").filter(|_| messages),
+        anthropic_version: header_text(headers, "anthropic-version").filter(|_| messages),
+        caller,
+        usage: usage.map(|Extension(t)| t),
+    };
+    pipeline::handle(app, inbound).await
+}
+
+/// A header's value as text, when present and readable.
+fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
 }

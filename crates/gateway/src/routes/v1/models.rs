@@ -30,10 +30,9 @@ struct Listed {
 
 pub async fn handle(
     State(app): State<AppState>,
-    caller: Option<axum::Extension<Caller>>,
+    caller: Caller,
     headers: HeaderMap,
 ) -> Result<Json<Value>, GatewayError> {
-    let caller = super::caller(caller)?;
     let models = collect(&app, &caller).await;
     if headers.contains_key("anthropic-version") {
         let data: Vec<Value> = models
