@@ -157,13 +157,13 @@ pub fn parse_duration(raw: &str) -> Result<Duration, String> {
 /// The shortest exact form: `500ms`, `30s`, `5m`, `6h` (hours are the largest unit).
 pub fn render_duration(d: Duration) -> String {
     let ms = d.as_millis();
-    if ms % 1000 != 0 {
+    if !ms.is_multiple_of(1000) {
         return format!("{ms}ms");
     }
     let secs = ms / 1000;
-    if secs != 0 && secs % 3600 == 0 {
+    if secs != 0 && secs.is_multiple_of(3600) {
         format!("{}h", secs / 3600)
-    } else if secs != 0 && secs % 60 == 0 {
+    } else if secs != 0 && secs.is_multiple_of(60) {
         format!("{}m", secs / 60)
     } else {
         format!("{secs}s")
@@ -215,11 +215,11 @@ impl FieldValue for ByteSize {
     }
     fn render(&self) -> String {
         let b = self.0;
-        if b != 0 && b % (1 << 30) == 0 {
+        if b != 0 && b.is_multiple_of(1 << 30) {
             format!("{}GiB", b >> 30)
-        } else if b != 0 && b % (1 << 20) == 0 {
+        } else if b != 0 && b.is_multiple_of(1 << 20) {
             format!("{}MiB", b >> 20)
-        } else if b != 0 && b % (1 << 10) == 0 {
+        } else if b != 0 && b.is_multiple_of(1 << 10) {
             format!("{}KiB", b >> 10)
         } else {
             b.to_string()

@@ -45,7 +45,7 @@ async fn a_client_that_disconnects_cancels_the_upstream_stream() {
 async fn one_stream(http: &reqwest::Client, env: &ProxyEnv, i: usize) -> (usize, String) {
     let len = 50 + i;
     let msg = format!("sim: text len={len} chunk={}", 3 + i % 17);
-    let (path, body) = if i % 2 == 0 {
+    let (path, body) = if i.is_multiple_of(2) {
         ("/v1/chat/completions", chat_body(&msg, true))
     } else {
         ("/v1/messages", messages_body(&msg, true))
@@ -57,7 +57,7 @@ async fn one_stream(http: &reqwest::Client, env: &ProxyEnv, i: usize) -> (usize,
         .send()
         .await
         .unwrap();
-    let text = if i % 2 == 0 {
+    let text = if i.is_multiple_of(2) {
         let s = OpenAiStream::read(resp).await;
         assert!(s.done, "stream {i} ended without [DONE]");
         s.text()

@@ -700,7 +700,7 @@ fn history_always_alternates_and_ends_with_an_assistant_turn() {
                 assert_eq!(is_user, k % 2 == 0, "mask {mask:b} len {len}");
             }
             assert!(
-                history.len() % 2 == 0,
+                history.len().is_multiple_of(2),
                 "history must end with an assistant turn"
             );
         }
