@@ -38,4 +38,5 @@ mod v1_models;
 mod v1_openai;
 mod v1_streaming;
 mod v1_upstream_faults;
+mod v1_usage;
 mod v1_validation;

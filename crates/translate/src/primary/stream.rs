@@ -384,7 +384,13 @@ impl StreamParser {
             let total = (pct.clamp(0.0, 100.0) / 100.0 * f64::from(window)).round();
             // `total` lies in 0..=u32::MAX by the clamp, so the cast is exact.
             let total = total as u32;
-            usage.input_tokens = Some(total.saturating_sub(usage.output_tokens.unwrap_or(0)));
+            // The share is rounded by the upstream (one decimal of a percent)
+            // and the output is an estimate: for a short prompt and a long
+            // answer the difference can be zero or less. Then the input is
+            // left unknown, so the caller's own estimate of the prompt stands
+            // (a non-empty prompt is never reported as 0 tokens).
+            let output = usage.output_tokens.unwrap_or(0);
+            usage.input_tokens = (total > output).then(|| total - output);
         }
         if let Some(exact) = &self.exact {
             usage.merge(exact);

@@ -670,3 +670,31 @@ fn exception_status_table() {
     assert_eq!(exception_status("error"), 500);
     assert_eq!(exception_status(""), 500);
 }
+
+#[test]
+fn a_long_answer_to_a_short_prompt_leaves_the_input_to_the_estimate() {
+    // 0.1 % of 200,000 = 200 tokens in all, less than the answer's output:
+    // the derived input would be 0, so none is reported.
+    let long = "word ".repeat(400);
+    let text = format!(r#"{{"content":"{long}"}}"#);
+    let msgs = vec![
+        ev("assistantResponseEvent", &text),
+        ev("meteringEvent", METERING),
+        ev("contextUsageEvent", r#"{"contextUsagePercentage":0.1}"#),
+    ];
+    let opts = ParserOptions {
+        extract_thinking: false,
+        context_window: Some(200_000),
+    };
+    let (events, summary) = run(opts, &msgs);
+    let usage = events
+        .iter()
+        .find_map(|e| match e {
+            ChatEvent::Usage(u) => Some(*u),
+            _ => None,
+        })
+        .expect("a usage event");
+    assert!(usage.output_tokens.is_some_and(|o| o > 200));
+    assert_eq!(usage.input_tokens, None, "no input figure rather than 0");
+    assert_eq!(summary.usage.input_tokens, None);
+}
