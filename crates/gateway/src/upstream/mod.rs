@@ -3,6 +3,7 @@
 //! answer's body through a format's decoder ([`reader`]), and [`Upstream`],
 //! the client with the policy of one request's configuration snapshot.
 
+pub mod client;
 pub mod http;
 pub mod reader;
 mod sse_blocks;

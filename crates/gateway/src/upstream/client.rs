@@ -1,0 +1,180 @@
+//! The hot path's HTTP client: hyper's pooled client driven directly, with
+//! rustls (HTTP/2 where the upstream offers it over TLS, by ALPN; HTTP/1.1
+//! otherwise), `TCP_NODELAY`, TCP keep-alive, the configured connect timeout
+//! and idle pooled connections closed after 90 s.
+//!
+//! Why not reqwest here: reqwest parses every request's URL again in its
+//! redirect layer and once more for the response, and clones the request
+//! through its layers; on a request that costs the gateway about 245,000
+//! instructions that was about 13,000 (docs/benchmarks.md). The gateway's
+//! upstream calls need none of what those layers add (redirects, cookies,
+//! proxies, decompression): a URL parsed once (`http::Uri`), headers, a body
+//! of bytes, and the answer's body read chunk by chunk. reqwest stays on the
+//! cold paths (OAuth, device flows, SSO), where its conveniences pay.
+
+use std::time::Duration;
+
+use axum::http::{HeaderMap, Method, Request, StatusCode, Uri};
+use bytes::{Bytes, BytesMut};
+use http_body_util::{BodyExt as _, Full};
+use hyper::body::Incoming;
+use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::rt::TokioExecutor;
+
+/// Idle pooled connections are closed after this long.
+const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+/// TCP keep-alive probes on upstream connections (long streams behind NAT).
+const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
+
+/// The pooled client; cheap to clone (a handle to one pool).
+#[derive(Clone)]
+pub struct HttpClient {
+    inner: hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+}
+
+impl std::fmt::Debug for HttpClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("HttpClient")
+    }
+}
+
+/// Why a request got no response.
+#[derive(Debug, thiserror::Error)]
+#[error("{message}")]
+pub struct ClientError {
+    /// A short description without the URL's query.
+    pub message: String,
+    /// The connection could not be made (refused, DNS, TLS, connect timeout).
+    pub connect: bool,
+}
+
+impl HttpClient {
+    /// A client whose connections are made within `connect_timeout`.
+    pub fn new(connect_timeout: Duration) -> Self {
+        let mut http = HttpConnector::new();
+        http.enforce_http(false);
+        http.set_nodelay(true);
+        http.set_keepalive(Some(TCP_KEEPALIVE));
+        http.set_connect_timeout(Some(connect_timeout));
+        let https = hyper_rustls::HttpsConnectorBuilder::new()
+            .with_webpki_roots()
+            .https_or_http()
+            .enable_http1()
+            .enable_http2()
+            .wrap_connector(http);
+        let inner = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
+            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+            .build(https);
+        HttpClient { inner }
+    }
+
+    /// Send `method url` with `headers` and `body`; the response's head
+    /// arrives, its body is read by the caller.
+    pub async fn send(
+        &self,
+        method: Method,
+        url: Uri,
+        headers: HeaderMap,
+        body: Bytes,
+    ) -> Result<Response, ClientError> {
+        let mut request = Request::new(Full::new(body));
+        *request.method_mut() = method;
+        *request.uri_mut() = url;
+        *request.headers_mut() = headers;
+        match self.inner.request(request).await {
+            Ok(response) => {
+                let (head, body) = response.into_parts();
+                Ok(Response {
+                    status: head.status,
+                    headers: head.headers,
+                    body,
+                })
+            }
+            Err(e) => Err(describe(&e)),
+        }
+    }
+}
+
+/// A response whose head has arrived.
+#[derive(Debug)]
+pub struct Response {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Incoming,
+}
+
+impl Response {
+    pub fn status(&self) -> StatusCode {
+        self.status
+    }
+
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The next piece of the body; `None` at its end. Trailers are skipped.
+    pub async fn chunk(&mut self) -> Result<Option<Bytes>, hyper::Error> {
+        loop {
+            match self.body.frame().await {
+                None => return Ok(None),
+                Some(Err(e)) => return Err(e),
+                Some(Ok(frame)) => {
+                    if let Ok(data) = frame.into_data() {
+                        if !data.is_empty() {
+                            return Ok(Some(data));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The whole body, refused past `limit` bytes.
+    pub async fn bytes(mut self, limit: usize) -> Result<Bytes, BodyError> {
+        let mut all = BytesMut::new();
+        while let Some(chunk) = self.chunk().await.map_err(BodyError::Read)? {
+            if all.len() + chunk.len() > limit {
+                return Err(BodyError::TooLarge(limit));
+            }
+            all.extend_from_slice(&chunk);
+        }
+        Ok(all.freeze())
+    }
+}
+
+/// Why a whole body could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum BodyError {
+    #[error("reading the body failed: {0}")]
+    Read(hyper::Error),
+    #[error("the body is larger than {0} bytes")]
+    TooLarge(usize),
+}
+
+/// A client error as a short sentence (the innermost cause says most).
+fn describe(e: &hyper_util::client::legacy::Error) -> ClientError {
+    let connect = e.is_connect();
+    let mut detail = None;
+    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    while let Some(s) = source {
+        detail = Some(s.to_string());
+        source = s.source();
+    }
+    let kind = if connect {
+        "connection failed"
+    } else {
+        "request failed"
+    };
+    ClientError {
+        message: match detail {
+            Some(d) => format!("{kind}: {d}"),
+            None => kind.to_owned(),
+        },
+        connect,
+    }
+}
+
+#[cfg(test)]
+#[path = "client_tests.rs"]
+mod tests;
