@@ -37,6 +37,8 @@ pub enum Failure {
     Idle(Duration),
     /// The bytes are not the format's (corrupt frame, unreadable event).
     Decode(String),
+    /// The body ended inside an item (a frame cut short).
+    Truncated(String),
 }
 
 /// What one read gave.
@@ -70,7 +72,7 @@ impl Failure {
         match self {
             Failure::Connection(e) => format!("the {} connection failed: {e}", peer.as_str()),
             Failure::Idle(d) => format!("no data from the {} for {}s", peer.as_str(), d.as_secs()),
-            Failure::Decode(e) => e.clone(),
+            Failure::Decode(e) | Failure::Truncated(e) => e.clone(),
         }
     }
 }
@@ -103,8 +105,8 @@ impl<D: Decode> Reader<D> {
     }
 
     /// The decoder, for state it keeps beside the items.
-    pub fn decoder_mut(&mut self) -> &mut D {
-        &mut self.decoder
+    pub fn decoder(&self) -> &D {
+        &self.decoder
     }
 
     /// The next item, the end, or why reading stopped. After `End` or
@@ -136,7 +138,7 @@ impl<D: Decode> Reader<D> {
                     self.state = State::Over;
                     Read::End
                 }
-                Err(DecodeError(e)) => self.fail(Failure::Decode(e)),
+                Err(DecodeError(e)) => self.fail(Failure::Truncated(e)),
             }),
             State::Reading => match self.decoder.decode() {
                 Ok(Some(item)) => Some(Read::Item(item)),
@@ -153,11 +155,14 @@ impl<D: Decode> Reader<D> {
 }
 
 /// AWS event-stream frames (the `primary` upstream): both CRCs checked, an
-/// input that ends inside a frame is an error.
+/// input that ends inside a frame is an error. A body that opens with a JSON
+/// object instead (an error answered with a success status) is reported with
+/// the upstream's message rather than as a corrupt frame.
 #[derive(Debug, Default)]
 pub struct Frames {
     decoder: wire::eventstream::Decoder,
     buf: BytesMut,
+    decoded_any: bool,
 }
 
 impl Frames {
@@ -165,6 +170,7 @@ impl Frames {
         Frames {
             decoder: wire::eventstream::Decoder::new(),
             buf: BytesMut::with_capacity(16 * 1024),
+            decoded_any: false,
         }
     }
 }
@@ -177,9 +183,21 @@ impl Decode for Frames {
     }
 
     fn decode(&mut self) -> Result<Option<Self::Item>, DecodeError> {
-        self.decoder
-            .decode(&mut self.buf)
-            .map_err(|e| DecodeError(format!("corrupt event-stream frame: {e}")))
+        match self.decoder.decode(&mut self.buf) {
+            Ok(frame) => {
+                self.decoded_any |= frame.is_some();
+                Ok(frame)
+            }
+            Err(_) if !self.decoded_any && self.buf.first() == Some(&b'{') => {
+                let (message, _) =
+                    super::http::parse_error_body(axum::http::StatusCode::OK, &self.buf);
+                Err(DecodeError(format!(
+                    "the upstream answered with a JSON body instead of an event stream: {}",
+                    crate::logging::mask_text(&message)
+                )))
+            }
+            Err(e) => Err(DecodeError(format!("corrupt event-stream frame: {e}"))),
+        }
     }
 
     fn finish(&mut self) -> Result<Option<Self::Item>, DecodeError> {
@@ -190,16 +208,32 @@ impl Decode for Frames {
 }
 
 /// Server-sent events, parsed (a cross-format relay reads their data).
+/// Until the first event, the raw input is kept (up to [`STRAY_LIMIT`]
+/// bytes), so a body that was not an event stream at all (an error answered
+/// with a success status) can be reported for what it said.
 #[derive(Debug)]
 pub struct SseEvents {
     parser: wire::sse::SseParser,
+    /// The input while no event has come out, else empty.
+    stray: BytesMut,
+    decoded_any: bool,
 }
+
+/// Most bytes kept of a body that has not yielded an event.
+const STRAY_LIMIT: usize = 64 * 1024;
 
 impl SseEvents {
     pub fn new() -> Self {
         SseEvents {
             parser: wire::sse::SseParser::new(),
+            stray: BytesMut::new(),
+            decoded_any: false,
         }
+    }
+
+    /// The input, when it ended without a single event.
+    pub fn stray(&self) -> Option<&[u8]> {
+        (!self.decoded_any && !self.stray.is_empty()).then_some(&self.stray[..])
     }
 }
 
@@ -213,15 +247,33 @@ impl Decode for SseEvents {
     type Item = wire::sse::SseEvent;
 
     fn feed(&mut self, chunk: &[u8]) {
+        if !self.decoded_any && self.stray.len() < STRAY_LIMIT {
+            let room = STRAY_LIMIT - self.stray.len();
+            self.stray
+                .extend_from_slice(&chunk[..chunk.len().min(room)]);
+        }
         self.parser.feed(chunk);
     }
 
     fn decode(&mut self) -> Result<Option<Self::Item>, DecodeError> {
-        self.parser.next_event().map_err(unreadable)
+        let event = self.parser.next_event().map_err(unreadable)?;
+        self.saw(event.is_some());
+        Ok(event)
     }
 
     fn finish(&mut self) -> Result<Option<Self::Item>, DecodeError> {
-        self.parser.finish().map_err(unreadable)
+        let event = self.parser.finish().map_err(unreadable)?;
+        self.saw(event.is_some());
+        Ok(event)
+    }
+}
+
+impl SseEvents {
+    fn saw(&mut self, event: bool) {
+        if event && !self.decoded_any {
+            self.decoded_any = true;
+            self.stray = BytesMut::new();
+        }
     }
 }
 

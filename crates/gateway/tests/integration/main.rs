@@ -11,6 +11,8 @@
 mod common;
 mod config_api_access;
 mod config_api_values;
+mod fault_proxy;
+mod faults;
 mod infra;
 mod keys_lifecycle;
 mod keys_support;

@@ -57,51 +57,99 @@ pub async fn serve(
         "routing request"
     );
     let upstream = &turn.upstream;
-    let name = provider.id.as_str();
 
-    if native {
+    // What goes out is built once; every attempt sends the same bytes.
+    let (body, meta_and_hint, req) = if native {
         let mut body = RawObject::parse(&call.raw)?;
         body.set("model", &route.model)?;
         if format == ClientFormat::OpenAi && req.stream {
             body.force_include_usage()?;
         }
-        let body = body.to_bytes()?;
+        (body.to_bytes()?, None, call.request)
+    } else {
+        let mut req = call.request;
+        let client_model = std::mem::replace(&mut req.model, route.model.clone());
+        req.extra.clear();
+        let body = request::provider_body(provider, &req)?;
+        let meta = turn.reply.meta(client_model);
+        let hint = input_estimate(&req);
+        (body, Some((meta, hint)), req)
+    };
+
+    // An answer that breaks before any content reached the client (a reset,
+    // a cut, a stall, bytes that are not the format) is asked for again,
+    // within `http_max_retries`; the provider's own errors are its answer.
+    let mut retries = 0u32;
+    loop {
         let resp = provider
             .send(
                 &upstream.http,
                 &upstream.policy,
                 Endpoint::Chat,
                 "",
-                Some(body),
+                Some(body.clone()),
                 &extras,
             )
             .await?;
-        let usage = turn.reply.usage.clone();
-        let response = if req.stream {
-            let strip_usage = format == ClientFormat::OpenAi && !req.include_usage;
-            passthrough::stream(resp, format, strip_usage, upstream.idle, name, usage).await?
-        } else {
-            passthrough::whole(resp, upstream.idle, name, usage.as_ref()).await?
+        let opened = match &meta_and_hint {
+            None => relay_native(turn, provider, &req, resp).await,
+            Some((meta, hint)) => read_converted(turn, provider, &req, resp, meta, *hint).await,
         };
-        return Ok(Answer::Relayed(response));
+        match opened {
+            Ok(answer) => return Ok(answer),
+            Err(Early::Broken(e)) if retries < upstream.policy.max_retries => {
+                retries += 1;
+                tracing::warn!(
+                    provider = %provider.id,
+                    attempt = retries,
+                    "the provider's answer broke before any content ({e}); retrying"
+                );
+            }
+            Err(Early::Broken(e) | Early::Answered(e)) => return Err(e),
+        }
     }
+}
 
-    let mut req = call.request;
-    let client_model = std::mem::replace(&mut req.model, route.model.clone());
-    req.extra.clear();
-    let body = request::provider_body(provider, &req)?;
-    let meta = turn.reply.meta(client_model);
-    let usage_hint = input_estimate(&req);
-    let resp = provider
-        .send(
-            &upstream.http,
-            &upstream.policy,
-            Endpoint::Chat,
-            "",
-            Some(body),
-            &extras,
-        )
-        .await?;
+/// How an answer failed before anything reached the client.
+pub enum Early {
+    /// The transport broke (worth another attempt).
+    Broken(GatewayError),
+    /// The provider answered with an error (final).
+    Answered(GatewayError),
+}
+
+/// The native relay of one attempt's answer.
+async fn relay_native(
+    turn: &Turn,
+    provider: &DirectProvider,
+    req: &ChatRequest,
+    resp: reqwest::Response,
+) -> Result<Answer, Early> {
+    let format = turn.reply.format;
+    let upstream = &turn.upstream;
+    let name = provider.id.as_str();
+    let usage = turn.reply.usage.clone();
+    let response = if req.stream {
+        let strip_usage = format == ClientFormat::OpenAi && !req.include_usage;
+        passthrough::stream(resp, format, strip_usage, upstream.idle, name, usage).await?
+    } else {
+        passthrough::whole(resp, provider.format(), upstream.idle, name, usage.as_ref()).await?
+    };
+    Ok(Answer::Relayed(response))
+}
+
+/// One attempt's answer read as canonical events (the client speaks the
+/// other format).
+async fn read_converted(
+    turn: &Turn,
+    provider: &DirectProvider,
+    req: &ChatRequest,
+    resp: reqwest::Response,
+    meta: &translate::ResponseMeta,
+    usage_hint: translate::Usage,
+) -> Result<Answer, Early> {
+    let upstream = &turn.upstream;
+    let name = provider.id.as_str();
     if req.stream {
         let mut source = ProviderEvents::new(resp, provider.format(), upstream.idle, name);
         let mut first = Vec::new();
@@ -112,7 +160,12 @@ pub async fn serve(
             more = source.fill(&mut first).await;
         }
         if let Some(err) = leading_error(&first) {
-            return Err(err.clone().into());
+            let err = GatewayError::from(err.clone());
+            return Err(if source.broken() {
+                Early::Broken(err)
+            } else {
+                Early::Answered(err)
+            });
         }
         let rest = if more {
             Events::Provider(Box::new(source))
@@ -120,19 +173,21 @@ pub async fn serve(
             Events::Done
         };
         Ok(Answer::Events(EventAnswer {
-            meta,
+            meta: meta.clone(),
             usage_hint,
             first,
             rest,
         }))
     } else {
-        let bytes = passthrough::read_body(resp, upstream.idle).await?;
-        let events = stream::answer_events(provider.format(), &bytes)?;
+        let bytes = passthrough::read_body(resp, upstream.idle)
+            .await
+            .map_err(Early::Broken)?;
+        let events = stream::answer_events(provider.format(), &bytes).map_err(Early::Answered)?;
         if let Some(err) = leading_error(&events) {
-            return Err(err.clone().into());
+            return Err(Early::Answered(err.clone().into()));
         }
         Ok(Answer::Events(EventAnswer {
-            meta,
+            meta: meta.clone(),
             usage_hint,
             first: events,
             rest: Events::Done,

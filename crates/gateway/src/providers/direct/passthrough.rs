@@ -26,7 +26,9 @@ use bytes::{Bytes, BytesMut};
 use translate::{ClientFormat, StreamError};
 
 use super::watch::{Ending, Watch};
+use super::Early;
 use crate::error::GatewayError;
+use crate::providers::WireFormat;
 use crate::turn::{error_event, sse_response};
 use crate::upstream::reader::{Peer, RawEvent, Read, Reader, SseBlocks};
 use crate::usage::{Unfinished, UsageTicket};
@@ -62,6 +64,7 @@ enum Step {
 struct NativeRelay {
     reader: Reader<SseBlocks>,
     watch: Watch,
+    format: WireFormat,
 }
 
 impl NativeRelay {
@@ -84,6 +87,13 @@ impl NativeRelay {
                 event,
                 unterminated,
             } = raw;
+            if unterminated && event.is_none() {
+                // A body that is not an event stream at all (an error answered
+                // with a success status): its message, not a silent end.
+                if let Some(err) = stray_error(self.format, &bytes) {
+                    return Step::ProviderError { err, bytes: None };
+                }
+            }
             let seen = event
                 .as_ref()
                 .map(|e| self.watch.observe(e))
@@ -124,6 +134,21 @@ impl NativeRelay {
         }
         tail
     }
+}
+
+/// The error in a body that arrived where an event stream should have.
+fn stray_error(format: WireFormat, bytes: &[u8]) -> Option<StreamError> {
+    if let Some(err) = super::stream::error_in_body(format, bytes) {
+        return Some(err);
+    }
+    if bytes.trim_ascii_start().first() != Some(&b'{') {
+        return None;
+    }
+    let (message, _) = crate::upstream::http::parse_error_body(StatusCode::OK, bytes);
+    Some(cut_error(format!(
+        "the provider answered with a JSON body instead of an event stream: {}",
+        crate::logging::mask_text(&message)
+    )))
 }
 
 /// A block as the client gets it: an unterminated one ends with its blank line.
@@ -185,13 +210,17 @@ pub async fn stream(
     idle: Duration,
     provider: &'static str,
     usage: Option<UsageTicket>,
-) -> Result<Response, GatewayError> {
+) -> Result<Response, Early> {
     let forwarded = forwarded_headers(resp.headers());
     let mut relay = NativeRelay {
         reader: Reader::new(resp, SseBlocks::new(MAX_EVENT), idle),
         watch: match format {
             ClientFormat::Anthropic => Watch::anthropic(),
             ClientFormat::OpenAi => Watch::openai(strip_usage),
+        },
+        format: match format {
+            ClientFormat::Anthropic => WireFormat::Anthropic,
+            ClientFormat::OpenAi => WireFormat::OpenAi,
         },
     };
 
@@ -205,12 +234,12 @@ pub async fn stream(
                     break false;
                 }
             }
-            Step::ProviderError { err, .. } => return Err(err.into()),
+            Step::ProviderError { err, .. } => return Err(Early::Answered(err.into())),
             Step::End { cut: true, .. } => {
-                return Err(GatewayError::upstream(
+                return Err(Early::Answered(GatewayError::upstream(
                     StatusCode::BAD_GATEWAY,
                     format!("{provider} ended the stream before the answer began"),
-                ))
+                )))
             }
             Step::End { tail, cut: false } => {
                 if !tail.is_empty() {
@@ -219,7 +248,10 @@ pub async fn stream(
                 break true;
             }
             Step::Failed(message) => {
-                return Err(GatewayError::upstream(StatusCode::BAD_GATEWAY, message))
+                return Err(Early::Broken(GatewayError::upstream(
+                    StatusCode::BAD_GATEWAY,
+                    message,
+                )))
             }
         }
     };
@@ -286,16 +318,21 @@ pub async fn stream(
     Ok(response)
 }
 
-/// Relay a non-streaming answer: the provider's JSON body as it is; its
+/// Relay a non-streaming answer: the provider's JSON body as it is (an
+/// error object in a success answer becomes the provider's error); its
 /// usage is noted on `usage`.
 pub async fn whole(
     resp: reqwest::Response,
+    format: WireFormat,
     timeout: Duration,
     provider: &'static str,
     usage: Option<&UsageTicket>,
-) -> Result<Response, GatewayError> {
+) -> Result<Response, Early> {
     let forwarded = forwarded_headers(resp.headers());
-    let body = read_body(resp, timeout).await?;
+    let body = read_body(resp, timeout).await.map_err(Early::Broken)?;
+    if let Some(err) = super::stream::error_in_body(format, &body) {
+        return Err(Early::Answered(err.into()));
+    }
     log_whole_usage(provider, &body, usage);
     let mut response = (
         [(

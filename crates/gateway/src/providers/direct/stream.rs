@@ -29,8 +29,12 @@ enum Parser {
 pub struct ProviderEvents {
     reader: Reader<SseEvents>,
     parser: Parser,
+    format: WireFormat,
     provider: &'static str,
     done: bool,
+    /// Reading failed (transport or unreadable bytes), as opposed to the
+    /// provider reporting an error in its stream.
+    broken: bool,
 }
 
 impl ProviderEvents {
@@ -50,9 +54,16 @@ impl ProviderEvents {
         ProviderEvents {
             reader: Reader::new(response, SseEvents::new(), idle),
             parser,
+            format,
             provider,
             done: false,
+            broken: false,
         }
+    }
+
+    /// Whether reading failed (rather than the provider reporting an error).
+    pub fn broken(&self) -> bool {
+        self.broken
     }
 
     /// Read until at least one event was added or the stream ended; `false`
@@ -69,6 +80,11 @@ impl ProviderEvents {
             match read {
                 Read::Item(event) => self.push(&event, out),
                 Read::End => {
+                    if let Some(err) = self.stray_error() {
+                        out.push(ChatEvent::Error(err));
+                        self.done = true;
+                        continue;
+                    }
                     match &mut self.parser {
                         Parser::OpenAi(p) => p.finish(out),
                         Parser::Anthropic(p) => p.finish(out),
@@ -107,12 +123,34 @@ impl ProviderEvents {
         }
     }
 
+    /// The error of a body that held no event at all (a JSON error answered
+    /// with a success status, say).
+    fn stray_error(&self) -> Option<StreamError> {
+        let bytes = self.reader.decoder().stray()?;
+        if let Some(err) = error_in_body(self.format, bytes) {
+            return Some(err);
+        }
+        if bytes.trim_ascii_start().first() != Some(&b'{') {
+            return None;
+        }
+        let (message, _) = crate::upstream::http::parse_error_body(StatusCode::OK, bytes);
+        Some(StreamError {
+            status: 502,
+            kind: "upstream_api_error".to_owned(),
+            message: format!(
+                "the provider answered with a JSON body instead of an event stream: {}",
+                crate::logging::mask_text(&message)
+            ),
+        })
+    }
+
     fn fail(&mut self, out: &mut Vec<ChatEvent>, message: String) {
         tracing::warn!(
             provider = self.provider,
             "provider stream failed: {message}"
         );
         self.done = true;
+        self.broken = true;
         out.push(ChatEvent::Error(StreamError {
             status: 502,
             kind: "upstream_api_error".to_owned(),
@@ -121,8 +159,34 @@ impl ProviderEvents {
     }
 }
 
+/// The error a provider put in a success answer's body (`{"error": ...}`
+/// with no answer beside it), if it did.
+pub fn error_in_body(format: WireFormat, body: &[u8]) -> Option<StreamError> {
+    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
+    let error = value.get("error").filter(|e| !e.is_null())?;
+    let answered = match format {
+        WireFormat::Anthropic => value.get("content").is_some(),
+        WireFormat::OpenAi | WireFormat::PrimaryEventStream => value.get("choices").is_some(),
+    };
+    if answered {
+        return None;
+    }
+    Some(match format {
+        WireFormat::Anthropic => {
+            match serde_json::from_value::<wire::anthropic::ErrorDetail>(error.clone()) {
+                Ok(detail) => translate::anthropic::provider_error(&detail),
+                Err(_) => super::watch::openai_error(error),
+            }
+        }
+        WireFormat::OpenAi | WireFormat::PrimaryEventStream => super::watch::openai_error(error),
+    })
+}
+
 /// The events of a provider's whole (non-streaming) answer.
 pub fn answer_events(format: WireFormat, body: &[u8]) -> Result<Vec<ChatEvent>, GatewayError> {
+    if let Some(err) = error_in_body(format, body) {
+        return Err(err.into());
+    }
     let unreadable = |e: serde_json::Error| {
         GatewayError::upstream(
             StatusCode::BAD_GATEWAY,

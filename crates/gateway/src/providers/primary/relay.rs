@@ -24,7 +24,7 @@ use translate::{ChatEvent, ChatRequest, Collector, Usage};
 use super::credentials::per_user::PrimaryAuth;
 use super::models::ResolvedModel;
 use super::request::{encode_request, CallOptions};
-use super::stream::{self, EventSource, Step};
+use super::stream::{self, EventSource, Interruption, Step};
 use crate::config::RuntimeConfig;
 use crate::upstream::Upstream;
 
@@ -120,12 +120,28 @@ impl PrimaryRelay {
 
     async fn end_of_source(
         &mut self,
-        raw: Vec<ChatEvent>,
+        mut raw: Vec<ChatEvent>,
         summary: translate::primary::StreamSummary,
         out: &mut Vec<ChatEvent>,
     ) {
-        let truncation = summary.truncation.filter(|_| summary.error.is_none());
+        // A connection that broke mid-answer (or a body that ended inside a
+        // frame) cut the answer short like a missing completion signal: the
+        // parser's truncation report stands, and the answer is recovered
+        // when it can be. Other failures (a stall, a corrupt frame, the
+        // upstream's own exception) end it with their error.
+        let cut = self.source.interrupted() == Some(Interruption::Cut);
+        let truncation = if cut || summary.error.is_none() {
+            summary.truncation
+        } else {
+            None
+        };
         let recover = truncation.is_some() && self.may_recover();
+        if recover && cut {
+            // The cut's error event gives way to what the parser still held.
+            raw.retain(|e| !matches!(e, ChatEvent::Error(_)));
+            raw.extend(self.source.take_cut_tail());
+            tracing::info!("the upstream connection broke mid-answer; recovering");
+        }
         for ev in raw {
             match ev {
                 ChatEvent::Stop { .. } if recover => {}

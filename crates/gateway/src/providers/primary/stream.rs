@@ -19,8 +19,9 @@ use translate::{ChatEvent, StreamError};
 use super::credentials::per_user::PrimaryAuth;
 use super::models::ResolvedModel;
 use crate::error::GatewayError;
+use crate::providers::leading_error;
 use crate::upstream::http::send_with_retry;
-use crate::upstream::reader::{Frames, Peer, Read, Reader};
+use crate::upstream::reader::{Failure, Frames, Peer, Read, Reader};
 use crate::upstream::Upstream;
 
 /// What one read from the upstream gave.
@@ -32,11 +33,29 @@ pub enum Step {
     Done(StreamSummary),
 }
 
+/// How reading an answer stopped before its end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Interruption {
+    /// The connection broke or the body ended inside a frame: the answer
+    /// was cut short, like one that ends without its completion signal.
+    Cut,
+    /// Nothing arrived for the idle timeout.
+    Stalled,
+    /// The bytes were not a valid event stream (a CRC, a size limit).
+    Corrupt,
+}
+
 /// An open upstream answer, read as `ChatEvent` batches.
 pub struct EventSource {
     reader: Reader<Frames>,
     parser: StreamParser,
     done: bool,
+    /// Why reading stopped early, when it did (an error event was emitted).
+    interrupted: Option<Interruption>,
+    /// What the parser still held when a cut stopped it (text behind a
+    /// split tag, the end of an open tool call, usage and stop): a
+    /// truncation recovery continues from it instead of the error.
+    cut_tail: Vec<ChatEvent>,
 }
 
 impl EventSource {
@@ -45,7 +64,19 @@ impl EventSource {
             reader,
             parser,
             done: false,
+            interrupted: None,
+            cut_tail: Vec::new(),
         }
+    }
+
+    /// Why reading stopped early, if it did.
+    pub fn interrupted(&self) -> Option<Interruption> {
+        self.interrupted
+    }
+
+    /// The events the parser held when a cut stopped the answer.
+    pub fn take_cut_tail(&mut self) -> Vec<ChatEvent> {
+        std::mem::take(&mut self.cut_tail)
     }
 
     /// Read until at least one event was produced or the stream ended.
@@ -69,22 +100,35 @@ impl EventSource {
                 Read::Item(frame) => match frame.message() {
                     Ok(msg) => self.parser.push(&msg, out),
                     Err(e) => {
-                        return self.fail(out, format!("malformed event-stream message: {e}"))
+                        let message = format!("malformed event-stream message: {e}");
+                        return self.fail(out, Interruption::Corrupt, message);
                     }
                 },
                 Read::End => {
                     self.done = true;
                     return Step::Done(self.parser.finish(out));
                 }
-                Read::Failed(failure) => return self.fail(out, failure.describe(Peer::Upstream)),
+                Read::Failed(failure) => {
+                    let kind = match failure {
+                        Failure::Connection(_) | Failure::Truncated(_) => Interruption::Cut,
+                        Failure::Idle(_) => Interruption::Stalled,
+                        Failure::Decode(_) => Interruption::Corrupt,
+                    };
+                    return self.fail(out, kind, failure.describe(Peer::Upstream));
+                }
             }
         }
     }
 
-    fn fail(&mut self, out: &mut Vec<ChatEvent>, message: String) -> Step {
+    fn fail(&mut self, out: &mut Vec<ChatEvent>, kind: Interruption, message: String) -> Step {
         tracing::warn!("primary stream failed: {message}");
         self.done = true;
-        let mut summary = self.parser.finish(&mut Vec::new());
+        self.interrupted = Some(kind);
+        let mut tail = Vec::new();
+        let mut summary = self.parser.finish(&mut tail);
+        if kind == Interruption::Cut {
+            self.cut_tail = tail;
+        }
         let err = StreamError {
             status: StatusCode::BAD_GATEWAY.as_u16(),
             kind: "upstream_api_error".to_owned(),
@@ -143,6 +187,20 @@ pub async fn open(
         let mut first = Vec::new();
         match tokio::time::timeout(upstream.first_token, source.fill(&mut first)).await {
             Ok(Step::More) => return Ok((source, first, None)),
+            // The connection broke, stalled or carried no event stream before
+            // any content: nothing reached the client, so it is asked again
+            // (the upstream's own exceptions are its answer and are not).
+            Ok(Step::Done(_))
+                if source.interrupted().is_some()
+                    && leading_error(&first).is_some()
+                    && late_retries < policy.max_retries =>
+            {
+                late_retries += 1;
+                tracing::warn!(
+                    attempt = late_retries,
+                    "the upstream answer broke before any content; retrying"
+                );
+            }
             Ok(Step::Done(summary)) => return Ok((source, first, Some(summary))),
             Err(_) if late_retries < policy.max_retries => {
                 late_retries += 1;
