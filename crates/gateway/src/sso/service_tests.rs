@@ -161,7 +161,9 @@ async fn rotated_keys_are_fetched_and_unknown_kids_refetch_at_most_once() {
     let sim = sim().await;
     let s = settings(&sim);
     let sso = service(SsoTuning {
-        jwks_refetch_interval: Duration::from_millis(300),
+        // Long enough that the sign-ins below fit inside one interval on a
+        // loaded machine (RSA signing in a debug build takes a while).
+        jwks_refetch_interval: Duration::from_millis(2000),
         ..SsoTuning::default()
     });
     let cb = run_to_callback(&sso, &s, Purpose::SignIn).await;
@@ -180,7 +182,7 @@ async fn rotated_keys_are_fetched_and_unknown_kids_refetch_at_most_once() {
     assert_eq!(jwks_fetches(&sim), 2);
 
     // After it, one refetch for any number of unknown kids.
-    tokio::time::sleep(Duration::from_millis(350)).await;
+    tokio::time::sleep(Duration::from_millis(2100)).await;
     for _ in 0..3 {
         let cb = run_to_callback(&sso, &s, Purpose::SignIn).await;
         assert!(matches!(
