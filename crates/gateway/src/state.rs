@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 use arc_swap::ArcSwap;
 
 use crate::auth::keys::{ApiKeyHash as KeyHash, KeyCache};
-use crate::config::{Config, RuntimeConfig};
+use crate::config::{Config, RequestConfig, RuntimeConfig};
 use crate::crypto::Passwords;
 use crate::error::GatewayError;
 use crate::providers::primary::credentials::per_user::{PrimaryAuth, UserTokens};
@@ -226,5 +226,23 @@ impl AppState {
     /// SHA-256 of `PROXY_API_KEY` (proxy mode).
     pub(crate) fn proxy_key_hash(&self) -> Option<&KeyHash> {
         self.0.proxy_key.as_ref()
+    }
+}
+
+/// The request's configuration snapshot, as the front door took it; a
+/// request that did not pass it (a test calling a handler directly) takes
+/// one here.
+impl axum::extract::FromRequestParts<AppState> for RequestConfig {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        app: &AppState,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(parts
+            .extensions
+            .get::<RequestConfig>()
+            .cloned()
+            .unwrap_or_else(|| RequestConfig(app.runtime())))
     }
 }

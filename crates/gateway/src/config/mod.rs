@@ -25,7 +25,7 @@ use std::time::Duration;
 use base64::Engine as _;
 
 pub use endpoints::{ProviderKeys, SsoMode, UpstreamEndpoints};
-pub use runtime::{FieldSpec, Region, Reload, RuntimeConfig, FIELDS};
+pub use runtime::{FieldSpec, Region, Reload, RequestConfig, RuntimeConfig, FIELDS};
 pub use secret::Secret;
 pub use source::EnvSource;
 pub use value::{ByteSize, DebugMode};

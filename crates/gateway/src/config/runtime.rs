@@ -13,6 +13,13 @@ use super::source::EnvSource;
 use super::value::{ByteSize, DebugMode, FieldKind, FieldValue};
 use super::ConfigProblem;
 
+/// The runtime configuration one request reads: taken once, by the front
+/// door, when the request arrives, and handed down through the request's
+/// extensions (an extractor for handlers), so a change in the middle of a
+/// request never gives it two versions.
+#[derive(Debug, Clone)]
+pub struct RequestConfig(pub std::sync::Arc<RuntimeConfig>);
+
 /// When a changed value takes effect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Reload {

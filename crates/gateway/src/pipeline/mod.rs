@@ -45,6 +45,8 @@ pub struct Inbound {
     pub caller: Caller,
     /// The usage account of the request (full deployment).
     pub usage: Option<UsageTicket>,
+    /// The request's one snapshot of the live configuration.
+    pub rt: std::sync::Arc<crate::config::RuntimeConfig>,
 }
 
 /// Serve one chat request: choose its provider, then relay it there.
@@ -64,8 +66,8 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
         anthropic_version,
         caller,
         usage,
+        rt,
     } = inbound;
-    let rt = app.runtime();
     let turn = Turn {
         upstream: app.upstream(&rt),
         reply: Reply {

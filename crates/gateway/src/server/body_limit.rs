@@ -19,6 +19,7 @@ use bytes::BytesMut;
 use futures::StreamExt as _;
 
 use super::Next;
+use crate::config::RequestConfig;
 use crate::error::GatewayError;
 use crate::logging::mask_secrets;
 use crate::state::AppState;
@@ -29,10 +30,13 @@ pub const LOGGED_BODY_LIMIT: usize = 64 * 1024;
 /// The body-limit middleware.
 pub async fn limit_body(
     state: &AppState,
-    request: Request,
+    mut request: Request,
     next: impl Next,
 ) -> Result<Response, GatewayError> {
-    let limit = state.runtime().max_request_body.bytes();
+    // The request's one read of the live configuration.
+    let rt = state.runtime();
+    request.extensions_mut().insert(RequestConfig(rt.clone()));
+    let limit = rt.max_request_body.bytes();
     let headers = request.headers();
     let declared = headers
         .get(header::CONTENT_LENGTH)
@@ -64,7 +68,7 @@ pub async fn limit_body(
     let request = Request::from_parts(parts, Body::from(body.clone()));
     let response = next.run(request).await;
     let failed = response.status().is_client_error() || response.status().is_server_error();
-    if state.runtime().debug_mode.logs_body(failed) {
+    if rt.debug_mode.logs_body(failed) {
         tracing::info!(
             status = response.status().as_u16(),
             bytes = body.len(),

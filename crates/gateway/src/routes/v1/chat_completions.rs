@@ -3,21 +3,17 @@
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::Extension;
 use bytes::Bytes;
 use translate::ClientFormat;
 use wire::openai::ChatCompletionRequest;
 
-use crate::auth::Caller;
 use crate::body::parse_json;
 use crate::error::GatewayError;
 use crate::state::AppState;
-use crate::usage::UsageTicket;
 
 pub async fn handle(
     State(app): State<AppState>,
-    caller: Caller,
-    usage: Option<Extension<UsageTicket>>,
+    attached: super::Attached,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
@@ -28,14 +24,5 @@ pub async fn handle(
         tracing::debug!("ignoring user/seed: not forwarded upstream");
     }
     let chat = translate::openai::into_chat_request(req)?;
-    super::relay(
-        &app,
-        caller,
-        usage,
-        ClientFormat::OpenAi,
-        chat,
-        &headers,
-        body,
-    )
-    .await
+    super::relay(&app, attached, ClientFormat::OpenAi, chat, &headers, body).await
 }

@@ -15,6 +15,7 @@ use wire::anthropic::MessagesRequest;
 use super::header_text;
 use crate::auth::Caller;
 use crate::body::parse_json;
+use crate::config::{RequestConfig, RuntimeConfig};
 use crate::error::GatewayError;
 use crate::providers::direct::passthrough;
 use crate::providers::direct::raw_body::RawObject;
@@ -36,15 +37,17 @@ const NOT_COUNTED: [&str; 8] = [
 
 pub async fn handle(
     State(app): State<AppState>,
+    RequestConfig(rt): RequestConfig,
     caller: Caller,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    serve(&app, &caller, &headers, &body).await
+    serve(&app, &rt, &caller, &headers, &body).await
 }
 
 async fn serve(
     app: &AppState,
+    rt: &RuntimeConfig,
     caller: &Caller,
     headers: &HeaderMap,
     body: &Bytes,
@@ -56,8 +59,7 @@ async fn serve(
     wire::anthropic::validate(&checked)?;
     let chat = translate::anthropic::into_chat_request(checked)?;
 
-    let rt = app.runtime();
-    let upstream = app.upstream(&rt);
+    let upstream = app.upstream(rt);
     let available = app.accounts().direct(caller);
     let route =
         registry::choose(&upstream, rt.model_cache_refresh, &chat.model, &available).await?;

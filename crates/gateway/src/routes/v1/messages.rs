@@ -4,21 +4,17 @@
 use axum::extract::State;
 use axum::http::HeaderMap;
 use axum::response::Response;
-use axum::Extension;
 use bytes::Bytes;
 use translate::ClientFormat;
 use wire::anthropic::MessagesRequest;
 
-use crate::auth::Caller;
 use crate::body::parse_json;
 use crate::error::GatewayError;
 use crate::state::AppState;
-use crate::usage::UsageTicket;
 
 pub async fn handle(
     State(app): State<AppState>,
-    caller: Caller,
-    usage: Option<Extension<UsageTicket>>,
+    attached: super::Attached,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
@@ -30,8 +26,7 @@ pub async fn handle(
     let chat = translate::anthropic::into_chat_request(req)?;
     super::relay(
         &app,
-        caller,
-        usage,
+        attached,
         ClientFormat::Anthropic,
         chat,
         &headers,

@@ -12,11 +12,12 @@ mod models;
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
-use axum::{Extension, Router};
+use axum::Router;
 use bytes::Bytes;
 use translate::{ChatRequest, ClientFormat};
 
 use crate::auth::Caller;
+use crate::config::RequestConfig;
 use crate::error::GatewayError;
 use crate::pipeline::{self, Inbound};
 use crate::state::AppState;
@@ -30,13 +31,38 @@ pub fn router() -> Router<AppState> {
         .route("/models", get(models::handle))
 }
 
+/// What the front door and client authentication attached to a chat
+/// request: its configuration snapshot, its caller, its usage account.
+pub struct Attached {
+    rt: std::sync::Arc<crate::config::RuntimeConfig>,
+    caller: Caller,
+    usage: Option<UsageTicket>,
+}
+
+impl axum::extract::FromRequestParts<AppState> for Attached {
+    type Rejection = GatewayError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        app: &AppState,
+    ) -> Result<Self, GatewayError> {
+        let RequestConfig(rt) = RequestConfig::from_request_parts(parts, app)
+            .await
+            .unwrap_or_else(|never| match never {});
+        Ok(Attached {
+            rt,
+            caller: Caller::from_request_parts(parts, app).await?,
+            usage: parts.extensions.get::<UsageTicket>().cloned(),
+        })
+    }
+}
+
 /// Hand a converted chat request to the pipeline. The messages format's
 /// `anthropic-beta` and `anthropic-version` headers travel with it (a
 /// native relay passes them on).
 async fn relay(
     app: &AppState,
-    caller: Caller,
-    usage: Option<Extension<UsageTicket>>,
+    attached: Attached,
     format: ClientFormat,
     request: ChatRequest,
     headers: &HeaderMap,
@@ -49,8 +75,9 @@ async fn relay(
         raw,
         anthropic_beta: header_text(headers, "anthropic-beta").filter(|_| messages),
         anthropic_version: header_text(headers, "anthropic-version").filter(|_| messages),
-        caller,
-        usage: usage.map(|Extension(t)| t),
+        caller: attached.caller,
+        usage: attached.usage,
+        rt: attached.rt,
     };
     pipeline::handle(app, inbound).await
 }

@@ -15,6 +15,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use crate::auth::Caller;
+use crate::config::{RequestConfig, RuntimeConfig};
 use crate::error::GatewayError;
 use crate::providers::{direct, ProviderId};
 use crate::state::AppState;
@@ -30,10 +31,11 @@ struct Listed {
 
 pub async fn handle(
     State(app): State<AppState>,
+    RequestConfig(rt): RequestConfig,
     caller: Caller,
     headers: HeaderMap,
 ) -> Result<Json<Value>, GatewayError> {
-    let models = collect(&app, &caller).await;
+    let models = collect(&app, &rt, &caller).await;
     if headers.contains_key("anthropic-version") {
         let data: Vec<Value> = models
             .iter()
@@ -73,7 +75,7 @@ pub async fn handle(
 
 /// Primary models, then each provider's the caller can reach (listings
 /// fetched concurrently).
-async fn collect(app: &AppState, caller: &Caller) -> Vec<Listed> {
+async fn collect(app: &AppState, rt: &RuntimeConfig, caller: &Caller) -> Vec<Listed> {
     let loaded = app.models().loaded_at_unix();
     let mut out: Vec<Listed> = app
         .models()
@@ -87,8 +89,7 @@ async fn collect(app: &AppState, caller: &Caller) -> Vec<Listed> {
             owned_by: ProviderId::Primary.as_str(),
         })
         .collect();
-    let rt = app.runtime();
-    let upstream = app.upstream(&rt);
+    let upstream = app.upstream(rt);
     let available = app.accounts().direct(caller);
     let lists = futures::future::join_all(
         available
