@@ -63,6 +63,10 @@ pub enum GatewayError {
     /// 405 `method_not_allowed`.
     #[error("method not allowed")]
     MethodNotAllowed,
+    /// 408 `request_timeout`: the client did not send its body within
+    /// `body_read_timeout`.
+    #[error("the request body did not arrive within {0} seconds")]
+    RequestTimeout(u64),
     /// 413 `request_too_large`: the body exceeds `max_request_body` (bytes, when known).
     #[error("{}", too_large_message(*.limit))]
     PayloadTooLarge { limit: Option<u64> },
@@ -133,6 +137,7 @@ impl GatewayError {
             GatewayError::AccountLocked { .. } => StatusCode::LOCKED,
             GatewayError::NotFound(_) => StatusCode::NOT_FOUND,
             GatewayError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            GatewayError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             GatewayError::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             GatewayError::Upstream { status, .. } => *status,
             GatewayError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -152,6 +157,7 @@ impl GatewayError {
             GatewayError::AccountLocked { .. } => "account_locked",
             GatewayError::NotFound(_) => "not_found",
             GatewayError::MethodNotAllowed => "method_not_allowed",
+            GatewayError::RequestTimeout(_) => "request_timeout",
             GatewayError::PayloadTooLarge { .. } => "request_too_large",
             GatewayError::Upstream { .. } => "upstream_api_error",
             GatewayError::Internal(_) => "internal_error",

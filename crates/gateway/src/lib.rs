@@ -40,7 +40,6 @@ pub mod usage;
 use std::future::Future;
 
 use anyhow::Context as _;
-use axum::serve::ListenerExt as _;
 use tokio_util::sync::CancellationToken;
 
 pub use config::Config;
@@ -164,30 +163,24 @@ pub async fn serve(
         }
         _ => None,
     };
-    let app = server::router(state.clone());
-    let app = axum::ServiceExt::<axum::extract::Request>::into_make_service(
-        server::FrontDoor::new(state.clone(), app),
-    );
+    let front_door = server::FrontDoor::new(state.clone(), server::router(state.clone()));
+    let limits = server::listen::ConnectionLimits {
+        header_read_timeout: state.config().runtime.header_read_timeout,
+    };
     let addr = listener
         .local_addr()
         .context("reading the listen address")?;
-    let listener = listener.tap_io(|tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!("could not set TCP_NODELAY: {e}");
-        }
-    });
     tracing::info!(
         mode = state.config().mode.as_str(),
         version = routes::health::VERSION,
         "listening on http://{addr}"
     );
 
-    let server = axum::serve(listener, app).with_graceful_shutdown(stop.clone().cancelled_owned());
-    let server = std::future::IntoFuture::into_future(server);
+    let server = server::listen::serve(listener, front_door, limits, stop.clone());
     tokio::pin!(server);
     let grace_state = state.clone();
     let result = tokio::select! {
-        result = &mut server => result.context("serving HTTP"),
+        () = &mut server => Ok(()),
         _ = async {
             stop.cancelled().await;
             let grace = grace_state.runtime().shutdown_grace;

@@ -276,6 +276,10 @@ runtime_fields! {
         "On shutdown, how long open requests and streams may run before they are cut.";
     max_request_body: ByteSize = ByteSize::mib(10), Hot, body_limit,
         "Largest request body accepted; a larger one is answered 413 request_too_large.";
+    header_read_timeout: Duration = Duration::from_secs(30), Restart, positive,
+        "Time a client has to send a request's line and headers; a slower one is disconnected.";
+    body_read_timeout: Duration = Duration::from_secs(60), Hot, positive,
+        "Time a client has to send a request's whole body; a slower one is answered 408 request_timeout.";
     public_url: PublicUrl = PublicUrl::default(), Hot, any,
         "Public base URL of the gateway (e.g. https://gateway.example.com), used for the SSO redirect URI; empty: derived from the request's Host and X-Forwarded-Proto.";
 }
@@ -343,7 +347,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), FIELDS.len());
-        assert_eq!(FIELDS.len(), 16);
+        assert_eq!(FIELDS.len(), 18);
         let hot: Vec<_> = FIELDS
             .iter()
             .filter(|f| f.reload == Reload::Restart)
@@ -356,7 +360,8 @@ mod tests {
                 "server_port",
                 "upstream_region",
                 "http_connect_timeout",
-                "model_cache_refresh"
+                "model_cache_refresh",
+                "header_read_timeout"
             ]
         );
     }

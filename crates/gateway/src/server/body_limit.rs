@@ -55,7 +55,13 @@ pub async fn limit_body(
     let capacity = declared.map_or(0, |len| usize::try_from(len).unwrap_or(0));
     let mut buffer = BytesMut::with_capacity(capacity);
     let mut stream = body.into_data_stream();
-    while let Some(chunk) = stream.next().await {
+    // A body that trickles in holds a task and its buffer: it has a deadline.
+    let deadline = tokio::time::Instant::now() + rt.body_read_timeout;
+    loop {
+        let next = tokio::time::timeout_at(deadline, stream.next())
+            .await
+            .map_err(|_| GatewayError::RequestTimeout(rt.body_read_timeout.as_secs()))?;
+        let Some(chunk) = next else { break };
         let chunk = chunk.map_err(|e| {
             GatewayError::validation(format!("the request body could not be read: {e}"))
         })?;

@@ -17,6 +17,7 @@ pub mod body_limit;
 pub mod client_auth;
 pub mod cors;
 pub mod front_door;
+pub mod listen;
 pub mod request_context;
 pub mod setup_guard;
 pub mod uniform_errors;

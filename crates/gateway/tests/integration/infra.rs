@@ -17,15 +17,18 @@ async fn json(resp: reqwest::Response) -> Value {
     resp.json().await.unwrap()
 }
 
-fn full_mode_gateway_config(extra: &[(&str, &str)]) -> gateway::Config {
-    let dir = std::env::temp_dir().join("gw-it-unused");
-    let mut pairs = vec![("DATA_DIR".to_owned(), dir.display().to_string())];
+/// A full-mode configuration with a fresh `DATA_DIR` (kept while the
+/// returned folder lives): a store shared between runs or branches would
+/// carry another build's migrations.
+fn full_mode_gateway_config(extra: &[(&str, &str)]) -> (gateway::Config, TempDir) {
+    let dir = TempDir::new();
+    let mut pairs = vec![("DATA_DIR".to_owned(), dir.path().display().to_string())];
     pairs.extend(
         extra
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned())),
     );
-    config_from(pairs)
+    (config_from(pairs), dir)
 }
 
 fn assert_cors(resp: &reqwest::Response) {
@@ -40,7 +43,8 @@ fn assert_cors(resp: &reqwest::Response) {
 
 #[tokio::test]
 async fn health_and_root_answer_without_configuration() {
-    let gw = Gateway::start(full_mode_gateway_config(&[])).await;
+    let (config, _data) = full_mode_gateway_config(&[]);
+    let gw = Gateway::start(config).await;
     let http = client();
 
     let resp = http.get(gw.url("/health")).send().await.unwrap();
@@ -63,7 +67,8 @@ async fn health_and_root_answer_without_configuration() {
 
 #[tokio::test]
 async fn full_mode_without_a_store_asks_for_setup() {
-    let gw = Gateway::start(full_mode_gateway_config(&[])).await;
+    let (config, _data) = full_mode_gateway_config(&[]);
+    let gw = Gateway::start(config).await;
     let resp = client()
         .post(gw.url("/v1/chat/completions"))
         .body("{}")
@@ -80,7 +85,8 @@ async fn full_mode_without_a_store_asks_for_setup() {
 
 #[tokio::test]
 async fn errors_have_the_spec_format_and_cors() {
-    let gw = Gateway::start(full_mode_gateway_config(&[])).await;
+    let (config, _data) = full_mode_gateway_config(&[]);
+    let gw = Gateway::start(config).await;
     let http = client();
 
     let resp = http.get(gw.url("/nope")).send().await.unwrap();
@@ -135,7 +141,8 @@ async fn preflight_is_answered_without_auth() {
 
 #[tokio::test]
 async fn request_ids_are_echoed_or_generated() {
-    let gw = Gateway::start(full_mode_gateway_config(&[])).await;
+    let (config, _data) = full_mode_gateway_config(&[]);
+    let gw = Gateway::start(config).await;
     let http = client();
 
     let resp = http
@@ -267,7 +274,8 @@ async fn bodies_over_the_limit_are_413() {
 
 #[tokio::test]
 async fn the_default_limit_is_ten_mebibytes() {
-    let gw = Gateway::start(full_mode_gateway_config(&[])).await;
+    let (config, _data) = full_mode_gateway_config(&[]);
+    let gw = Gateway::start(config).await;
     let resp = client()
         .post(gw.url("/v1/chat/completions"))
         .body(vec![b'x'; 10 * 1024 * 1024 + 1])
@@ -585,7 +593,8 @@ async fn shutdown_waits_for_open_requests() {
 
 #[tokio::test]
 async fn shutdown_cuts_requests_after_the_grace_period() {
-    let mut gw = Gateway::start(full_mode_gateway_config(&[("SHUTDOWN_GRACE", "300ms")])).await;
+    let (config, _data) = full_mode_gateway_config(&[("SHUTDOWN_GRACE", "300ms")]);
+    let mut gw = Gateway::start(config).await;
     let never_ending = futures::stream::unfold((), |()| async move {
         tokio::time::sleep(Duration::from_millis(100)).await;
         Some((Ok::<_, std::io::Error>(vec![b' '; 1]), ()))
@@ -624,7 +633,8 @@ fn gateway_bin() -> std::process::Command {
 
 #[tokio::test]
 async fn healthcheck_exit_codes() {
-    let gw = Gateway::start(full_mode_gateway_config(&[])).await;
+    let (config, _data) = full_mode_gateway_config(&[]);
+    let gw = Gateway::start(config).await;
     let port = gw.addr.port().to_string();
     let status = tokio::task::spawn_blocking(move || {
         gateway_bin()

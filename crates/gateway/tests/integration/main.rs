@@ -24,6 +24,7 @@ mod relay_passthrough;
 mod relay_select;
 mod relay_support;
 mod replicas_pg;
+mod slow_clients;
 mod sso_flow;
 mod sso_refusals;
 mod sso_support;
