@@ -66,13 +66,13 @@ export function TimeChart(props: { x: number[]; series: ChartSeries[]; height?: 
       grid: { stroke: grid, width: 1, show: side !== 1 },
       ticks: { stroke: grid, width: 1 },
       font: '11px system-ui, sans-serif',
-      values: (_u, splits) => splits.map((v) => (v >= 1000 ? `${Math.round(v / 100) / 10}k` : `${v}`) + (unit ?? '')),
+      values: (_u, splits) => splits.map((v) => (v >= 1000 ? `${Math.round(v / 100) / 10}k` : `${v}`) + (unit ? ` ${unit}` : '')),
       size: 50,
     });
     const opts: uPlot.Options = {
       width,
       height: props.height ?? 220,
-      legend: { show: true },
+      legend: { show: true, live: false },
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, r: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [

@@ -329,7 +329,7 @@ export default function Guardrails() {
         </>
       }
     >
-      <Section title="Profiles" actions={<Button variant="primary" onClick={() => setEditingProfile('new')}>New profile</Button>}>
+      <Section title="Profiles" actions={profiles.data && <Button variant="primary" onClick={() => setEditingProfile('new')}>New profile</Button>}>
         <QueryView query={profiles}>
           {(d) =>
             d.profiles.length === 0 ? (
@@ -389,7 +389,7 @@ export default function Guardrails() {
           }
         </QueryView>
       </Section>
-      <Section title="Rules" actions={<Button variant="primary" onClick={() => setEditingRule('new')}>New rule</Button>}>
+      <Section title="Rules" actions={rules.data && <Button variant="primary" onClick={() => setEditingRule('new')}>New rule</Button>}>
         <QueryView query={rules}>
           {(d) =>
             d.rules.length === 0 ? (

@@ -191,7 +191,7 @@ function PoolAccounts() {
     }
   };
   return (
-    <Section title="Shared pool" actions={<Button variant="primary" onClick={() => setAdding(true)}>Add account</Button>}>
+    <Section title="Shared pool" actions={pool.data && <Button variant="primary" onClick={() => setAdding(true)}>Add account</Button>}>
       <p className="muted small">Pool accounts serve every user who has no working account of their own for the provider.</p>
       {error && <Notice tone="error">{error}</Notice>}
       <QueryView query={pool}>
