@@ -1,7 +1,7 @@
 // Who may see what: the gate in front of every signed-in page (setup done,
 // signed in, forced steps first) and the admin-only guard.
 
-import { Navigate, Outlet, useLocation } from 'react-router';
+import { Link, Navigate, Outlet, useLocation } from 'react-router';
 import { ApiError } from '../api/client';
 import { isAdmin, requiredStep, useMe, useStatus } from '../api/session';
 import { ErrorNotice, Loading } from './ui';
@@ -44,9 +44,12 @@ export function RequireAdmin() {
 export function NotAllowed() {
   return (
     <div className="page">
+      <h1>Not allowed</h1>
       <div className="state state-empty" role="alert">
-        <strong>Not allowed</strong>
-        <p>This page is for administrators. Your account has the User role; ask an administrator if you need access.</p>
+        <strong>This page is for administrators</strong>
+        <p>
+          Your account has the User role; ask an administrator if you need access. <Link to="/">Back to the overview</Link>.
+        </p>
       </div>
     </div>
   );

@@ -40,6 +40,13 @@ import { DeviceFlow, type FlowOutcome } from './DeviceFlow';
 import { PROVIDER_NAMES } from './names';
 import { PriorityEditor } from './PriorityEditor';
 
+const AUTH_KIND_LABEL: Record<string, string> = {
+  device: 'device login',
+  oauth_pkce: 'OAuth',
+  oauth_code_host: 'code-host sign-in',
+  api_key: 'API key',
+};
+
 const FLOW_TEXT: Record<Exclude<FlowOutcome, 'success'>, string> = {
   expired: 'The code expired before it was approved. Start again.',
   denied: 'The authorization was refused.',
@@ -180,7 +187,7 @@ function accountBadge(a: Account, now = Date.now()) {
     case 'cooldown':
       return (
         <Badge tone="warn" title={a.cooldown_until ?? undefined}>
-          cooling down{a.cooldown_until ? ` until ${fmtRelative(a.cooldown_until, now).replace('in ', '+')}` : ''}
+          cooling down{a.cooldown_until ? `, ready ${fmtRelative(a.cooldown_until, now)}` : ''}
         </Badge>
       );
     case 'expired':
@@ -246,7 +253,7 @@ export function AccountsTable({
                   <>
                     <div>{a.label || <span className="muted">unnamed</span>}</div>
                     <div className="muted small">
-                      {a.auth_kind.replace('_', ' ')}
+                      {AUTH_KIND_LABEL[a.auth_kind] ?? a.auth_kind}
                       {a.base_url && <> · {a.base_url}</>}
                       {a.source === 'pool' && <> · shared pool</>}
                     </div>
