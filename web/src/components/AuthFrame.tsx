@@ -17,9 +17,9 @@ export function AuthFrame({ title, children, wide }: { title: string; children: 
         <h1>{title}</h1>
         {children}
       </main>
-      <div className="auth-foot">
+      <footer className="auth-foot">
         <ThemeSwitch />
-      </div>
+      </footer>
     </div>
   );
 }

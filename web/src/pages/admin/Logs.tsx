@@ -202,7 +202,7 @@ export default function Logs() {
           <p className="muted">{conn.state === 'live' ? 'No lines yet at this level.' : 'Waiting for the stream…'}</p>
         ) : (
           lines.map((l) => (
-            <div key={l.n} className={`log-line log-${l.level.toLowerCase()}${l.replayed ? ' log-replayed' : ''}`}>
+            <div key={l.n} className={`log-line log-${l.level.toLowerCase()}${l.replayed ? ' log-replayed' : ''}`} title={l.replayed ? 'From the history sent on connecting' : undefined}>
               <span className="log-time">{l.timestamp.slice(11, 23)}</span>
               <span className={`log-level badge badge-${levelTone(l.level)}`}>{l.level.toUpperCase()}</span>
               <span className="log-target">{l.target}</span>
