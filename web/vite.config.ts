@@ -14,6 +14,15 @@ export default defineConfig({
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
     sourcemap: false,
+    rollupOptions: {
+      output: {
+        // Libraries change less often than the console: their own chunk stays cached across releases.
+        manualChunks(id) {
+          if (/node_modules\/(react|react-dom|scheduler|react-router|@tanstack)\//.test(id)) return 'vendor';
+          return undefined;
+        },
+      },
+    },
   },
   server: {
     port: 5173,
