@@ -102,4 +102,13 @@ describe('sign-in', () => {
     renderAt(<Login />, '/login');
     expect(await screen.findByTestId('where')).toHaveTextContent('/setup');
   });
+
+  it('sends an already signed-in user on', async () => {
+    mockFetch({
+      'GET /_ui/api/status': { body: STATUS },
+      'GET /_ui/api/auth/me': { body: { user_id: 'u', email: 'a@example.com', role: 'User', auth_method: 'password', totp_enabled: true, must_change_password: false } },
+    });
+    renderAt(<Login />, '/login?next=%2Fkeys', '/login');
+    expect(await screen.findByTestId('where')).toHaveTextContent('/keys');
+  });
 });

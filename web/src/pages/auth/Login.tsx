@@ -6,7 +6,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Navigate, useNavigate, useSearchParams } from 'react-router';
 import { api, ApiError, errorMessage } from '../../api/client';
-import { meKey, safeNext, useStatus } from '../../api/session';
+import { meKey, safeNext, useMe, useStatus } from '../../api/session';
 import type { LoginAnswer, SignedIn } from '../../api/types';
 import { AuthFrame } from '../../components/AuthFrame';
 import { Button, Notice, TextField } from '../../components/ui';
@@ -37,6 +37,7 @@ export function Login() {
   const next = safeNext(params.get('next'));
   const ssoError = params.get('error');
   const status = useStatus();
+  const me = useMe();
   const navigate = useNavigate();
   const queryClient = useQueryClient();
 
@@ -53,6 +54,8 @@ export function Login() {
   const locked = lockLeft !== null && lockLeft > 0;
 
   if (status.data && !status.data.setup_complete) return <Navigate to="/setup" replace />;
+  // Already signed in (e.g. the back button): go on instead of asking again.
+  if (me.data && !loginToken) return <Navigate to={next} replace />;
 
   const finish = async (answer: SignedIn) => {
     queryClient.removeQueries({ queryKey: meKey });
