@@ -118,7 +118,7 @@ export function Shell() {
           )}
           <ThemeSwitch />
           <div className="foot-links">
-            {me.data?.auth_method === 'password' && <NavLink to="/account">Password</NavLink>}
+            <NavLink to="/account">Account</NavLink>
             <button type="button" className="linklike" onClick={() => void signOut()}>
               Sign out
             </button>

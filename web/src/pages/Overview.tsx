@@ -3,12 +3,12 @@
 // and upstream credentials. Refreshed every 30 s while visible.
 
 import { useQuery } from '@tanstack/react-query';
-import { Link } from 'react-router';
+import { Link, useSearchParams } from 'react-router';
 import { api, isNotFound } from '../api/client';
 import { isAdmin, useMe } from '../api/session';
 import type { ProviderStatusList, UpstreamStatus, UsageAnswer } from '../api/types';
 import { TimeChart } from '../components/TimeChart';
-import { Badge, Empty, ErrorNotice, Loading, Page, QueryView, Section } from '../components/ui';
+import { Badge, Empty, ErrorNotice, Loading, Notice, Page, QueryView, Section } from '../components/ui';
 import { fmtCompact, fmtInt, fmtMs, fmtRelative, utcDate } from '../lib/format';
 import { pollEvery } from '../lib/visibility';
 import { PROVIDER_NAMES } from './providers/names';
@@ -170,11 +170,13 @@ function ProviderHealth() {
 export default function Overview() {
   const me = useMe();
   const everyone = isAdmin(me.data);
+  const [params] = useSearchParams();
   return (
     <Page
       title="Overview"
       description={everyone ? 'Traffic of every user of this gateway, last 14 days (UTC).' : 'Your traffic through this gateway, last 14 days (UTC).'}
     >
+      {params.get('sso') === 'linked' && <Notice tone="success">Single sign-on is linked to your account.</Notice>}
       <div className="overview">
         <Section title={everyone ? 'All users' : 'Your requests'}>
           <UsagePanel everyone={everyone} />

@@ -5,7 +5,7 @@ import { useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
 import { api, errorMessage } from '../../api/client';
-import { meKey, useMe } from '../../api/session';
+import { meKey, useMe, useStatus } from '../../api/session';
 import { AuthFrame } from '../../components/AuthFrame';
 import { Button, Notice, Page, Section, TextField } from '../../components/ui';
 import { passwordProblem, PASSWORD_MIN } from '../../lib/validate';
@@ -102,6 +102,8 @@ function PasswordForm({ forced }: { forced: boolean }) {
 
 export default function ChangePassword() {
   const location = useLocation();
+  const status = useStatus();
+  const me = useMe();
   const forced = location.pathname === '/change-password';
   if (forced) {
     return (
@@ -114,10 +116,27 @@ export default function ChangePassword() {
     );
   }
   return (
-    <Page title="Password" description="Change the password you sign in with. Other sessions of your account are signed out.">
-      <Section>
-        <PasswordForm forced={false} />
+    <Page title="Account" description={me.data ? `Signed in as ${me.data.email}.` : undefined}>
+      <Section title="Password">
+        {me.data?.auth_method === 'sso' ? (
+          <p className="muted">This session signed in by single sign-on; your identity provider manages your password.</p>
+        ) : (
+          <>
+            <p className="muted small">Other sessions of your account are signed out when you change it.</p>
+            <PasswordForm forced={false} />
+          </>
+        )}
       </Section>
+      {status.data?.auth_google_enabled && (
+        <Section title="Single sign-on">
+          <p className="muted small">
+            Link the identity provider’s account with the same email address, to sign in with single sign-on as well.
+          </p>
+          <a className="btn btn-secondary" href="/_ui/api/auth/google/link">
+            Link single sign-on
+          </a>
+        </Section>
+      )}
     </Page>
   );
 }
