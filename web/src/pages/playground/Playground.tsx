@@ -202,6 +202,8 @@ export default function Playground() {
         return;
       }
       const ctype = res.headers.get('content-type') ?? '';
+      if (res.headers.get('x-guardrail-action') === 'redacted')
+        update((r) => ({ ...r, warning: 'A guardrail redacted part of the request before it was sent.' }));
       if (stream && ctype.includes('text/event-stream') && res.body) {
         let n = 0;
         let first = true;
@@ -222,7 +224,10 @@ export default function Playground() {
         const json: unknown = await res.json();
         setTiming((t) => ({ ...t, first: performance.now() - started }));
         setEvents([{ n: 1, at: performance.now() - started, event: 'response', data: JSON.stringify(json, null, 2) }]);
-        update(() => replyFromJson(format, json));
+        update((r) => {
+          const next = replyFromJson(format, json);
+          return { ...next, warning: next.warning ?? r.warning };
+        });
       }
     } catch (e) {
       if (e instanceof DOMException && e.name === 'AbortError') update((r) => ({ ...r, error: 'Stopped.' }));
@@ -339,6 +344,7 @@ export default function Playground() {
                       <div className="msg-text">
                         {t.reply.text || (running && i === turns.length - 1 && !t.reply.error ? <span className="typing">…</span> : null)}
                       </div>
+                      {t.reply.warning && <Notice tone="warning">{t.reply.warning}</Notice>}
                       {t.reply.error && <Notice tone="error">{t.reply.error}</Notice>}
                     </div>
                   )}

@@ -123,6 +123,15 @@ describe('requests and answers', () => {
     ).toMatchObject({ text: 'ok', finish: 'end_turn', usage: { input_tokens: 3, output_tokens: 4 } });
   });
 
+  it('reports a guardrail warning on a redacted answer', () => {
+    const r = replyFromJson('openai', {
+      choices: [{ message: { content: 'Write to {EMAIL}' }, finish_reason: 'stop' }],
+      guardrail_warning: { type: 'guardrail_warning', message: 'content was redacted', violations: [{ kind: 'pii', name: 'EMAIL', action: 'ANONYMIZED' }] },
+    });
+    expect(r.warning).toBe('content was redacted (EMAIL)');
+    expect(r.text).toBe('Write to {EMAIL}');
+  });
+
   it('copies as curl with the key elided and the body shell-quoted', () => {
     const body = buildBody('openai', { ...params, messages: [{ role: 'user', content: "it's" }] });
     const curl = curlCommand('http://gw:9999', 'openai', body);

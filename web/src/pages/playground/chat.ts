@@ -34,6 +34,8 @@ export interface Reply {
   finish: string | null;
   model: string | null;
   error: string | null;
+  /** A guardrail changed the text (redacted input or output). */
+  warning: string | null;
   /** The stream ended the way its format says a complete answer ends. */
   complete: boolean;
 }
@@ -45,6 +47,7 @@ export const emptyReply = (): Reply => ({
   finish: null,
   model: null,
   error: null,
+  warning: null,
   complete: false,
 });
 
@@ -216,6 +219,11 @@ export function replyFromJson(format: ClientFormat, json: unknown): Reply {
         cache_read_tokens: num(u.cache_read_input_tokens),
         cache_write_tokens: num(u.cache_creation_input_tokens),
       };
+  }
+  const gw = o.guardrail_warning as { message?: unknown; violations?: { name?: unknown }[] } | undefined;
+  if (gw && typeof gw === 'object') {
+    const names = (gw.violations ?? []).map((v) => String(v.name ?? '')).filter(Boolean);
+    r.warning = `${typeof gw.message === 'string' ? gw.message : 'A guardrail redacted this answer.'}${names.length ? ` (${names.join(', ')})` : ''}`;
   }
   r.complete = true;
   return r;
