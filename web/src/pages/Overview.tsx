@@ -64,7 +64,7 @@ function UsagePanel({ everyone }: { everyone: boolean }) {
               <Stat label="Requests" value={fmtInt(t.requests)} sub={`last ${DAYS} days`} />
               <Stat label="Tokens" value={fmtCompact(t.total_tokens)} sub={`${fmtCompact(t.input_tokens)} in · ${fmtCompact(t.output_tokens)} out`} />
               <Stat label="Errors" value={fmtInt(t.errors)} sub={t.requests ? `${errRate.toFixed(1)} % of requests` : undefined} />
-              <Stat label="Avg latency" value={fmtMs(t.avg_latency_ms)} />
+              <Stat label="Avg latency" value={t.requests ? fmtMs(t.avg_latency_ms) : '—'} />
             </div>
             {t.requests === 0 ? (
               <Empty title="No requests in the last 14 days">
