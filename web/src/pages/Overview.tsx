@@ -104,6 +104,44 @@ function UsagePanel({ everyone }: { everyone: boolean }) {
   );
 }
 
+/** Requests, error rate and latency per provider over the same days. */
+function ProviderTraffic({ everyone }: { everyone: boolean }) {
+  const from = utcDate(-(DAYS - 1));
+  const usage = useQuery({
+    queryKey: ['usage', everyone ? 'all' : 'own', 'provider', from, ''],
+    queryFn: () => api<UsageAnswer>(everyone ? '/admin/usage' : '/usage', { query: { from, group_by: 'provider' } }),
+    refetchInterval: pollEvery(30_000),
+  });
+  const rows = (usage.data?.rows ?? []).filter((r) => r.requests > 0);
+  if (rows.length === 0) return null;
+  return (
+    <table className="numeric compact">
+      <caption className="chart-title">Traffic by provider, last {DAYS} days</caption>
+      <thead>
+        <tr>
+          <th scope="col">Provider</th>
+          <th scope="col">Requests</th>
+          <th scope="col">Errors</th>
+          <th scope="col">Latency</th>
+        </tr>
+      </thead>
+      <tbody>
+        {rows.map((r) => {
+          const rate = (100 * r.errors) / r.requests;
+          return (
+            <tr key={r.group ?? ''}>
+              <th scope="row">{r.group ? (PROVIDER_NAMES[r.group] ?? r.group) : 'refused before routing'}</th>
+              <td>{fmtInt(r.requests)}</td>
+              <td className={rate >= 5 ? 'error-text' : undefined}>{rate.toFixed(rate < 10 ? 1 : 0)} %</td>
+              <td>{fmtMs(r.avg_latency_ms)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
 function ProviderHealth() {
   const upstream = useQuery({
     queryKey: ['upstream-status'],
@@ -183,6 +221,7 @@ export default function Overview() {
         </Section>
         <Section title="Provider health" actions={<Link to="/providers">Manage</Link>}>
           <ProviderHealth />
+          <ProviderTraffic everyone={everyone} />
         </Section>
       </div>
     </Page>
