@@ -67,7 +67,7 @@ export function TimeChart(props: { x: number[]; series: ChartSeries[]; height?: 
       ticks: { stroke: grid, width: 1 },
       font: '11px system-ui, sans-serif',
       values: (_u, splits) => splits.map((v) => (v >= 1000 ? `${Math.round(v / 100) / 10}k` : `${v}`) + (unit ? ` ${unit}` : '')),
-      size: 50,
+      size: side === 1 ? 62 : 50,
     });
     const opts: uPlot.Options = {
       width,
@@ -76,7 +76,15 @@ export function TimeChart(props: { x: number[]; series: ChartSeries[]; height?: 
       cursor: { drag: { x: false, y: false } },
       scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] }, r: { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] } },
       axes: [
-        { stroke: text, grid: { show: false }, ticks: { stroke: grid }, font: '11px system-ui, sans-serif' },
+        {
+          stroke: text,
+          grid: { show: false },
+          ticks: { stroke: grid },
+          font: '11px system-ui, sans-serif',
+          size: 32,
+          values: (_u, splits) =>
+            splits.map((v) => new Date(v * 1000).toLocaleDateString(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' })),
+        },
         axis('y'),
         ...(hasRight ? [axis('r', 1, props.series.find((s) => s.right)?.unit)] : []),
       ],

@@ -115,14 +115,15 @@ function ProviderTraffic({ everyone }: { everyone: boolean }) {
   const rows = (usage.data?.rows ?? []).filter((r) => r.requests > 0);
   if (rows.length === 0) return null;
   return (
+    <div className="table-wrap">
     <table className="numeric compact">
       <caption className="chart-title">Traffic by provider, last {DAYS} days</caption>
       <thead>
         <tr>
           <th scope="col">Provider</th>
-          <th scope="col">Requests</th>
+          <th scope="col">Req.</th>
           <th scope="col">Errors</th>
-          <th scope="col">Latency</th>
+          <th scope="col">Avg</th>
         </tr>
       </thead>
       <tbody>
@@ -130,7 +131,7 @@ function ProviderTraffic({ everyone }: { everyone: boolean }) {
           const rate = (100 * r.errors) / r.requests;
           return (
             <tr key={r.group ?? ''}>
-              <th scope="row">{r.group ? (PROVIDER_NAMES[r.group] ?? r.group) : 'refused before routing'}</th>
+              <th scope="row">{r.group ? (PROVIDER_NAMES[r.group] ?? r.group) : '(refused)'}</th>
               <td>{fmtInt(r.requests)}</td>
               <td className={rate >= 5 ? 'error-text' : undefined}>{rate.toFixed(rate < 10 ? 1 : 0)} %</td>
               <td>{fmtMs(r.avg_latency_ms)}</td>
@@ -139,6 +140,7 @@ function ProviderTraffic({ everyone }: { everyone: boolean }) {
         })}
       </tbody>
     </table>
+    </div>
   );
 }
 
