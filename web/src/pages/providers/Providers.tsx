@@ -338,7 +338,7 @@ function ApiKeyConnect({ info, onDone }: { info: Extract<ConnectInfo, { auth_kin
     const errs: Record<string, string> = {};
     for (const f of info.fields) {
       const v = (values[f.name] ?? '').trim();
-      if (f.required && !v) errs[f.name] = `Enter the ${f.label.toLowerCase()}.`;
+      if (f.required && !v) errs[f.name] = `Enter the ${f.label}.`;
       if (v && f.name === 'base_url' && !/^https?:\/\/\S+$/.test(v)) errs[f.name] = 'Enter a URL starting with https://';
     }
     setErrors(errs);
