@@ -1,0 +1,218 @@
+// Drives the console through a first run in Debian's Chromium (playwright-core,
+// no browser download) and writes a screenshot of each page in both themes.
+//
+// Needs: a fresh gateway in full mode (no admin yet) with the upstream
+// simulator, its log in GATEWAY_LOG (the setup code is read from it), and the
+// console at BASE (`npm run dev`, or the gateway itself once it serves /_ui/).
+//
+//   BASE=http://127.0.0.1:5173 GATEWAY_LOG=/tmp/gw.log OUT=/tmp/shots node scripts/screenshots.mjs
+import { chromium } from 'playwright-core';
+import { createHmac } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BASE = process.env.BASE ?? 'http://127.0.0.1:5173';
+const OUT = process.env.OUT ?? mkdtempSync(join(tmpdir(), 'console-shots-'));
+mkdirSync(OUT, { recursive: true });
+const GATEWAY_LOG = process.env.GATEWAY_LOG ?? 'gw.log';
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+const ADMIN = 'admin@example.com';
+const PW = 'correct horse battery staple';
+
+function base32(s) {
+  const alpha = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+  let bits = '';
+  for (const c of s.replace(/[\s=]/g, '').toUpperCase()) bits += alpha.indexOf(c).toString(2).padStart(5, '0');
+  const out = [];
+  for (let i = 0; i + 8 <= bits.length; i += 8) out.push(parseInt(bits.slice(i, i + 8), 2));
+  return Buffer.from(out);
+}
+function totp(secret, t = Date.now()) {
+  const counter = Buffer.alloc(8);
+  counter.writeBigUInt64BE(BigInt(Math.floor(t / 30000)));
+  const h = createHmac('sha1', base32(secret)).update(counter).digest();
+  const o = h[h.length - 1] & 15;
+  return String((h.readUInt32BE(o) & 0x7fffffff) % 1e6).padStart(6, '0');
+}
+
+const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chr-')), {
+  executablePath: CHROMIUM,
+  headless: true,
+  viewport: { width: 1360, height: 900 },
+  args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const browser = ctx;
+const page = ctx.pages()[0] ?? await ctx.newPage();
+const errors = [];
+page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+page.on('pageerror', (e) => errors.push(String(e)));
+
+async function shot(name, full = true) {
+  for (const scheme of ['light', 'dark']) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.waitForTimeout(250);
+    if (full) {
+      const h = await page.evaluate(() => document.documentElement.scrollHeight);
+      await page.setViewportSize({ width: 1360, height: Math.max(900, h) });
+      await page.waitForTimeout(150);
+    }
+    await page.screenshot({ path: `${OUT}/${name}-${scheme}.png` });
+    await page.setViewportSize({ width: 1360, height: 900 });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+const step = (s) => console.log('--', s);
+
+step('setup');
+await page.goto(`${BASE}/_ui/`);
+await page.waitForURL('**/_ui/setup');
+await page.getByRole('heading', { name: 'Set up the gateway' }).waitFor();
+await page.getByRole('button', { name: 'Create administrator' }).click();
+await shot('01-setup-validation');
+const code = readFileSync(GATEWAY_LOG, 'utf8').match(/setup code (\S+)/)?.[1];
+await page.getByLabel('Setup code').fill(code);
+await page.getByLabel('Administrator email').fill(ADMIN);
+await page.getByLabel('Password', { exact: true }).fill(PW);
+await page.getByLabel('Repeat the password').fill(PW);
+await page.getByRole('button', { name: 'Create administrator' }).click();
+await page.waitForURL('**/_ui/setup-2fa');
+await page.getByLabel('TOTP secret').waitFor();
+await shot('02-setup-2fa');
+let secret = (await page.getByLabel('TOTP secret').textContent()).replace(/\s/g, '');
+await page.getByLabel('Code from the app').fill(totp(secret));
+await page.getByRole('button', { name: 'Verify and turn on' }).click();
+await page.getByRole('list', { name: 'Recovery codes' }).waitFor();
+await shot('03-recovery-codes');
+await page.getByLabel('I have saved my recovery codes').check();
+await page.getByRole('button', { name: 'Continue to the console' }).click();
+await page.waitForURL(/\/_ui\/?$/);
+await page.getByRole('heading', { name: 'Overview' }).waitFor();
+await page.waitForTimeout(800);
+await shot('04-overview-empty');
+
+step('keys');
+await page.getByRole('link', { name: 'API keys' }).click();
+await page.getByLabel('Label').fill('laptop');
+await page.getByRole('button', { name: 'Create key' }).click();
+await page.getByRole('dialog').waitFor();
+const key = (await page.getByLabel('New API key', { exact: true }).textContent()).trim();
+await shot('05-key-created', false);
+await page.getByRole('button', { name: 'I have copied it' }).click();
+await shot('06-keys');
+
+step('providers');
+await page.getByRole('link', { name: 'Providers' }).click();
+await page.getByRole('button', { name: 'Connect', exact: true }).first().waitFor();
+await page.waitForTimeout(500);
+await shot('07-providers');
+await page.getByRole('button', { name: 'Connect', exact: true }).first().click();
+await page.getByLabel('User code').waitFor();
+await shot('08-device-flow');
+await page.getByText('Connected. Requests to the primary provider').waitFor({ timeout: 30000 });
+await shot('09-providers-connected');
+
+step('playground');
+await page.getByRole('link', { name: 'Playground' }).click();
+await page.getByLabel('API key').fill(key);
+await page.waitForTimeout(500);
+const modelSelect = page.getByLabel('Model', { exact: true });
+if (await modelSelect.count() === 0 || (await modelSelect.evaluate((e) => e.tagName)) !== 'SELECT') {
+  await page.getByLabel('Model', { exact: true }).fill('claude-sonnet-4.5');
+}
+await page.getByLabel('Message', { exact: true }).fill('Say hello in three words.');
+await page.getByRole('button', { name: 'Send' }).click();
+await page.locator('.msg-assistant .msg-text').first().waitFor();
+await page.getByRole('button', { name: 'Send' }).waitFor({ timeout: 30000 });
+await page.waitForTimeout(300);
+await shot('10-playground-openai');
+await page.getByLabel('Messages', { exact: true }).check();
+await page.getByLabel('Message', { exact: true }).fill('And once more, as messages.');
+await page.getByRole('button', { name: 'Send' }).click();
+await page.getByRole('button', { name: 'Send' }).waitFor({ timeout: 30000 });
+await page.getByRole('tab', { name: 'Usage' }).click();
+await shot('11-playground-anthropic-usage');
+await page.getByRole('tab', { name: 'curl' }).click();
+await shot('12-playground-curl');
+
+step('usage');
+await page.waitForTimeout(2500);
+await page.getByRole('link', { name: 'Usage' }).click();
+await page.getByRole('heading', { name: 'Table' }).waitFor();
+await shot('13-usage-day');
+await page.getByLabel('Group by').selectOption('model');
+await page.waitForTimeout(600);
+await shot('14-usage-model');
+await page.getByRole('link', { name: 'Overview' }).click();
+await page.waitForTimeout(1200);
+await shot('15-overview');
+
+step('admin pages');
+for (const [name, label] of [['16-users', 'Users'], ['17-domains', 'Domains'], ['18-sso', 'SSO'], ['19-config', 'Configuration'], ['20-models', 'Models'], ['21-pool', 'Provider pool'], ['22-guardrails', 'Guardrails'], ['23-logs', 'Logs'], ['24-system', 'System']]) {
+  await page.getByRole('navigation').getByRole('link', { name: label, exact: true }).click();
+  await page.waitForTimeout(1200);
+  await shot(name);
+}
+
+step('create user, sign out, sign in');
+await page.getByRole('navigation').getByRole('link', { name: 'Users', exact: true }).click();
+await page.getByRole('button', { name: 'Create user' }).click();
+await page.getByRole('dialog').getByLabel('Email').fill('bob@example.com');
+await page.getByRole('dialog').getByLabel('Temporary password').fill('temporary password 1');
+await shot('25-create-user', false);
+await page.getByRole('dialog').getByRole('button', { name: 'Create user' }).click();
+await page.getByRole('link', { name: 'bob@example.com' }).waitFor();
+await page.getByRole('button', { name: 'Sign out' }).click();
+await page.waitForURL('**/_ui/login');
+await shot('26-login');
+await page.getByLabel('Email').fill(ADMIN);
+await page.getByLabel('Password').fill(PW);
+await page.getByRole('button', { name: 'Sign in' }).click();
+await page.getByLabel('Authentication code').waitFor();
+await shot('27-login-2fa');
+await page.waitForTimeout(31000); // the step of the enrollment code was used
+await page.getByLabel('Authentication code').fill(totp(secret));
+await page.getByRole('button', { name: 'Verify' }).click();
+await page.waitForURL(/\/_ui\/?$/);
+await page.getByRole('button', { name: 'Sign out' }).click();
+await page.waitForURL('**/_ui/login');
+
+step('bob: forced password change, 2FA, not allowed');
+await page.getByLabel('Email').fill('bob@example.com');
+await page.getByLabel('Password').fill('temporary password 1');
+await page.getByRole('button', { name: 'Sign in' }).click();
+await page.waitForURL('**/_ui/change-password');
+await shot('28-forced-password');
+await page.getByLabel('Temporary password').fill('temporary password 1');
+await page.getByLabel('New password', { exact: true }).fill('bob has a new password');
+await page.getByLabel('Repeat the new password').fill('bob has a new password');
+await page.getByRole('button', { name: 'Change password' }).click();
+await page.waitForURL('**/_ui/setup-2fa');
+secret = (await page.getByLabel('TOTP secret').textContent()).replace(/\s/g, '');
+await page.getByLabel('Code from the app').fill(totp(secret));
+await page.getByRole('button', { name: 'Verify and turn on' }).click();
+await page.getByLabel('I have saved my recovery codes').check();
+await page.getByRole('button', { name: 'Continue to the console' }).click();
+await page.waitForURL(/\/_ui\/?$/);
+await page.waitForTimeout(800);
+await shot('29-user-overview');
+await page.goto(`${BASE}/_ui/admin/users`);
+await page.getByRole('heading', { name: 'Not allowed' }).waitFor();
+await shot('30-not-allowed');
+
+step('lockout');
+await page.getByRole('button', { name: 'Sign out' }).click();
+await page.waitForURL('**/_ui/login');
+for (let i = 0; i < 5; i++) {
+  await page.getByLabel('Email').fill('bob@example.com');
+  await page.getByLabel('Password').fill('wrong password here');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.waitForTimeout(700);
+}
+await shot('31-lockout');
+
+console.log('screenshots in', OUT);
+const jsErrors = errors.filter((e) => !e.startsWith('Failed to load resource'));
+console.log('page errors:', jsErrors.length ? jsErrors : 'none');
+if (jsErrors.length) process.exitCode = 1;
+await browser.close();
