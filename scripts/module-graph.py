@@ -32,7 +32,7 @@ LAYERS = {
         ["turn"],
         ["providers"],
         ["state"],
-        ["pipeline", "live", "routes", "ui_api"],
+        ["pipeline", "live", "routes", "ui_api", "console"],
         ["server"],
         ["cli"],
     ],

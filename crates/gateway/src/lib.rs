@@ -10,7 +10,7 @@
 //! - [`state`]: `AppState`, the composition root;
 //! - [`pipeline`] (dispatch of a `/v1` call, writing the answer), [`live`]
 //!   (replicas in step with the store), [`routes`] (`/`, `/health`, `/v1`),
-//!   [`ui_api`] (`/_ui/api`);
+//!   [`ui_api`] (`/_ui/api`), [`console`] (the web console under `/_ui/`);
 //! - [`server`] (router and middleware), [`cli`], and [`serve`] here.
 //!
 //! Entry point: [`serve`], which tests call with a listener bound to port 0.
@@ -20,6 +20,7 @@ pub mod auth;
 pub mod body;
 pub mod cli;
 pub mod config;
+pub mod console;
 pub mod crypto;
 pub mod error;
 pub mod ids;

@@ -52,7 +52,9 @@ pub fn router(state: AppState) -> Router {
         .route("/health", get(health::health))
         .nest("/v1", v1);
     if state.config().mode == GatewayMode::Full {
-        app = app.nest("/_ui/api", crate::ui_api::router(state.clone()));
+        app = app
+            .nest("/_ui/api", crate::ui_api::router(state.clone()))
+            .merge(crate::console::routes());
     }
     // The body arrives whole from `body_limit`: axum's own limit stays off.
     app.fallback(not_found)

@@ -11,6 +11,7 @@
 mod common;
 mod config_api_access;
 mod config_api_values;
+mod console_serving;
 mod fault_proxy;
 mod faults;
 mod infra;
