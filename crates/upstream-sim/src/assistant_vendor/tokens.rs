@@ -5,7 +5,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::vendor_common::http::unix_now;
+use crate::http::unix_now;
 use crate::vendor_common::ids;
 
 /// One exchanged token.

@@ -17,10 +17,10 @@ use axum::routing::{any, post};
 use axum::{Extension, Json, Router};
 use serde_json::json;
 
+use super::MessagesState;
+use crate::recorder::fields;
 use crate::recorder::ReceivedBody;
-use crate::state::Shared;
 use crate::vendor_common::config::MessagesOAuthConfig;
-use crate::vendor_common::http::fields;
 use crate::vendor_common::ids;
 
 /// Path prefix of the OAuth service on the API listener.
@@ -126,7 +126,7 @@ impl OAuthStore {
 }
 
 /// Routes of the OAuth service, with their full paths.
-pub(crate) fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<MessagesState>) -> Router {
     Router::new()
         .route(&format!("{OAUTH_PREFIX}{TOKEN_PATH}"), post(token))
         .route(&format!("{OAUTH_PREFIX}/{{*rest}}"), any(not_found))
@@ -146,7 +146,7 @@ async fn not_found() -> Response {
 }
 
 async fn token(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<MessagesState>>,
     Extension(body): Extension<ReceivedBody>,
 ) -> Response {
     let Some(fields) = fields(&body) else {
@@ -205,7 +205,6 @@ async fn token(
         None
     } else {
         shared
-            .vendors
             .oauth()
             .refresh(refresh_token, &config, Instant::now())
     };
