@@ -4,7 +4,8 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use axum::http::{header, HeaderMap, HeaderName, HeaderValue};
+use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
+use axum::response::{Html, IntoResponse, Response};
 
 /// A header's value as text.
 pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -25,6 +26,55 @@ pub(crate) fn set_header(headers: &mut HeaderMap, name: &'static str, value: &st
     if let Ok(v) = HeaderValue::from_str(value) {
         headers.insert(HeaderName::from_static(name), v);
     }
+}
+
+/// Decoded `a=b&c=d` pairs of a query string, in order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Params(pub Vec<(String, String)>);
+
+impl Params {
+    pub fn parse(raw: &[u8]) -> Self {
+        Params(
+            url::form_urlencoded::parse(raw)
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    /// The first non-empty value of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty())
+    }
+}
+
+/// `base` with these query parameters added (a redirect back to a client);
+/// `None` when `base` is not an absolute URL.
+pub(crate) fn with_query(base: &str, pairs: &[(&str, &str)]) -> Option<String> {
+    let mut url = url::Url::parse(base).ok()?;
+    url.query_pairs_mut().extend_pairs(pairs);
+    Some(url.into())
+}
+
+/// A 302 to `location`.
+pub(crate) fn found(location: &str) -> Response {
+    match HeaderValue::from_str(location) {
+        Ok(v) => (StatusCode::FOUND, [(header::LOCATION, v)]).into_response(),
+        Err(_) => error_page(StatusCode::BAD_REQUEST, "The redirect URI is not valid."),
+    }
+}
+
+/// An HTML error page, as a browser-facing authorization page shows one (no
+/// redirect). `message` is fixed text, never a request value.
+pub(crate) fn error_page(status: StatusCode, message: &str) -> Response {
+    let page = format!(
+        "<!doctype html>\n<html><head><title>Authorization error</title></head>\
+         <body><h1>Authorization error</h1><p>{message}</p></body></html>\n"
+    );
+    (status, Html(page)).into_response()
 }
 
 /// Seconds since the Unix epoch.

@@ -125,6 +125,7 @@ pub mod idp;
 mod ids;
 pub mod messages_vendor;
 pub mod oidc;
+pub mod pkce;
 pub mod primary;
 pub mod recorder;
 mod server;
@@ -142,10 +143,11 @@ pub use server::{start, SimHandle, OIDC_PREFIX};
 pub use stats::StreamStats;
 
 pub use assistant_vendor::tokens::AssistantToken;
-pub use messages_vendor::oauth::OAuthTokens;
+pub use messages_vendor::oauth::{OAuthAccount, OAuthTokens};
 pub use vendor_common::config::{
     MessagesOAuthConfig, VendorsConfig, DEFAULT_COMPLETIONS_API_KEY, DEFAULT_CUSTOM_API_KEY,
-    DEFAULT_GITHUB_TOKEN, DEFAULT_MESSAGES_API_KEY,
+    DEFAULT_GITHUB_TOKEN, DEFAULT_MESSAGES_API_KEY, MESSAGES_VENDOR_OAUTH_CLIENT_ID,
+    MESSAGES_VENDOR_OAUTH_REDIRECT_URI, MESSAGES_VENDOR_OAUTH_SCOPES,
 };
 pub use vendor_common::scenario::{
     Finish, VendorFault, VendorKind, VendorScenario, VendorScenarioParseError,

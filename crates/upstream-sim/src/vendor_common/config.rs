@@ -15,6 +15,20 @@ pub const DEFAULT_COMPLETIONS_API_KEY: &str = "sk-openai-sim";
 pub const DEFAULT_CUSTOM_API_KEY: &str = "sk-custom-sim";
 /// The code-host token the assistant vendor's token exchange accepts.
 pub const DEFAULT_GITHUB_TOKEN: &str = "gho_sim";
+/// The public client the messages vendor's authorize page knows (Claude
+/// Code's, upstream-protocols 5.3).
+pub const MESSAGES_VENDOR_OAUTH_CLIENT_ID: &str = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
+/// The loopback redirect URI registered for that client.
+pub const MESSAGES_VENDOR_OAUTH_REDIRECT_URI: &str = "http://localhost:54545/callback";
+/// The scopes the messages vendor's authorize page knows.
+pub const MESSAGES_VENDOR_OAUTH_SCOPES: &[&str] = &[
+    "org:create_api_key",
+    "user:profile",
+    "user:inference",
+    "user:sessions:claude_code",
+    "user:mcp_servers",
+    "user:file_upload",
+];
 
 /// How the vendor simulators behave. Change it while running with
 /// [`crate::SimHandle::update_vendors`] (except `default_scenario`, read at
@@ -59,7 +73,8 @@ impl Default for VendorsConfig {
     }
 }
 
-/// Behaviour of the messages vendor's OAuth token endpoint.
+/// Behaviour of the messages vendor's OAuth service (authorize page and
+/// token endpoint).
 #[derive(Debug, Clone, PartialEq)]
 pub struct MessagesOAuthConfig {
     /// Lifetime of each access token (`expires_in`).
@@ -68,8 +83,20 @@ pub struct MessagesOAuthConfig {
     pub rotate_refresh_tokens: bool,
     /// Answer every refresh with `invalid_grant`.
     pub reject_refresh: bool,
-    /// The `client_id` refreshes must carry; `None` accepts any non-empty one.
+    /// The `client_id` every token request must carry; `None` accepts any
+    /// non-empty one (a code exchange must still name the code's client).
     pub client_id: Option<String>,
+    /// The client the authorize page knows; authorizations for another are
+    /// refused with a 400 page.
+    pub authorize_client_id: String,
+    /// The redirect URI registered for that client (exact match).
+    pub redirect_uri: String,
+    /// Scopes the authorize page knows; a request naming another is refused.
+    pub scopes: Vec<String>,
+    /// The user says no: authorizations redirect with `error=access_denied`.
+    pub deny_authorization: bool,
+    /// Lifetime of an authorization code.
+    pub code_ttl: Duration,
 }
 
 impl Default for MessagesOAuthConfig {
@@ -79,6 +106,14 @@ impl Default for MessagesOAuthConfig {
             rotate_refresh_tokens: true,
             reject_refresh: false,
             client_id: None,
+            authorize_client_id: MESSAGES_VENDOR_OAUTH_CLIENT_ID.to_owned(),
+            redirect_uri: MESSAGES_VENDOR_OAUTH_REDIRECT_URI.to_owned(),
+            scopes: MESSAGES_VENDOR_OAUTH_SCOPES
+                .iter()
+                .map(|s| (*s).to_owned())
+                .collect(),
+            deny_authorization: false,
+            code_ttl: Duration::from_secs(600),
         }
     }
 }

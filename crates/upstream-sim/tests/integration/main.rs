@@ -15,4 +15,5 @@ mod vendors_assistant;
 mod vendors_completions;
 mod vendors_messages;
 mod vendors_oauth;
+mod vendors_oauth_pkce;
 mod vendors_support;
