@@ -82,6 +82,9 @@ fn redemption(code: &str) -> Redemption<'_> {
 
 const TTL: Duration = Duration::from_secs(600);
 
+/// Spoils one field of a redemption.
+type Spoil = fn(&mut Redemption<'_>);
+
 #[test]
 fn a_code_gives_tokens_of_a_new_account_once() {
     let mut store = OAuthStore::default();
@@ -127,7 +130,7 @@ fn a_code_gives_tokens_of_a_new_account_once() {
 fn a_code_is_refused_for_each_mismatch_and_used_up() {
     let mut store = OAuthStore::default();
     let now = Instant::now();
-    let cases: [(fn(&mut Redemption<'_>), CodeRefusal); 3] = [
+    let cases: [(Spoil, CodeRefusal); 3] = [
         (|r| r.client_id = "other", CodeRefusal::OtherClient),
         (
             |r| r.redirect_uri = "http://localhost:1/cb",
