@@ -142,12 +142,15 @@ pub use recorder::{RecordedRequest, Service};
 pub use server::{start, SimHandle, OIDC_PREFIX};
 pub use stats::StreamStats;
 
+pub use assistant_vendor::code_host::store::{CodeHostLogin, CodeHostUser};
 pub use assistant_vendor::tokens::AssistantToken;
 pub use messages_vendor::oauth::{OAuthAccount, OAuthTokens};
 pub use vendor_common::config::{
-    MessagesOAuthConfig, VendorsConfig, DEFAULT_COMPLETIONS_API_KEY, DEFAULT_CUSTOM_API_KEY,
-    DEFAULT_GITHUB_TOKEN, DEFAULT_MESSAGES_API_KEY, MESSAGES_VENDOR_OAUTH_CLIENT_ID,
-    MESSAGES_VENDOR_OAUTH_REDIRECT_URI, MESSAGES_VENDOR_OAUTH_SCOPES,
+    CodeHostConfig, MessagesOAuthConfig, VendorsConfig, CODE_HOST_DEVICE_CLIENT_ID,
+    CODE_HOST_OAUTH_CLIENT_ID, CODE_HOST_OAUTH_CLIENT_SECRET, DEFAULT_COMPLETIONS_API_KEY,
+    DEFAULT_CUSTOM_API_KEY, DEFAULT_GITHUB_TOKEN, DEFAULT_MESSAGES_API_KEY,
+    MESSAGES_VENDOR_OAUTH_CLIENT_ID, MESSAGES_VENDOR_OAUTH_REDIRECT_URI,
+    MESSAGES_VENDOR_OAUTH_SCOPES,
 };
 pub use vendor_common::scenario::{
     Finish, VendorFault, VendorKind, VendorScenario, VendorScenarioParseError,

@@ -17,18 +17,15 @@
 //!   and `Editor-Version` headers (400 when missing); a request with an
 //!   image also needs `Copilot-Vision-Request: true` (400 otherwise).
 
+pub mod code_host;
 pub mod models;
 pub mod tokens;
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get};
-use axum::{Json, Router};
-use serde_json::json;
+use axum::http::{HeaderMap, StatusCode};
+use axum::Router;
 
 use crate::completions_vendor::error::OpenAiError;
 use crate::completions_vendor::validate::ChatView;
@@ -38,6 +35,7 @@ use crate::state::lock;
 use crate::vendor_common::state::VendorState;
 use crate::vendor_common::Vendor;
 
+use code_host::store::CodeHostStore;
 use tokens::{AssistantTokenState, AssistantTokens};
 
 /// Path prefix of the code host on the API listener.
@@ -49,11 +47,13 @@ pub const API_PREFIX: &str = "/assistant_vendor_api";
 /// Headers the chat API requires.
 pub const REQUIRED_HEADERS: [&str; 2] = ["Copilot-Integration-Id", "Editor-Version"];
 
-/// The assistant vendor's state: what every vendor shares, and the tokens the
-/// exchange issued (its chat API accepts them).
+/// The assistant vendor's state: what every vendor shares, the code host's
+/// users and logins, and the tokens the exchange issued (its chat API
+/// accepts them).
 #[derive(Debug)]
 pub(crate) struct AssistantState {
     pub vendors: Arc<VendorState>,
+    code_host: Mutex<CodeHostStore>,
     tokens: Mutex<AssistantTokens>,
 }
 
@@ -61,8 +61,13 @@ impl AssistantState {
     pub fn new(vendors: Arc<VendorState>) -> Self {
         AssistantState {
             vendors,
+            code_host: Mutex::new(CodeHostStore::default()),
             tokens: Mutex::new(AssistantTokens::default()),
         }
+    }
+
+    pub fn code_host(&self) -> MutexGuard<'_, CodeHostStore> {
+        lock(&self.code_host)
     }
 
     pub fn tokens(&self) -> MutexGuard<'_, AssistantTokens> {
@@ -72,83 +77,7 @@ impl AssistantState {
 
 /// Routes of the code host, with their full paths.
 pub(crate) fn code_host_router(shared: Arc<AssistantState>) -> Router {
-    Router::new()
-        .route(&format!("{CODE_HOST_PREFIX}{TOKEN_PATH}"), get(exchange))
-        .route(
-            &format!("{CODE_HOST_PREFIX}/{{*rest}}"),
-            any(code_host_not_found),
-        )
-        .with_state(shared)
-}
-
-fn code_host_error(status: StatusCode, message: &str) -> Response {
-    (
-        status,
-        Json(json!({
-            "message": message,
-            "documentation_url": "https://docs.github.com/rest",
-            "status": status.as_u16().to_string(),
-        })),
-    )
-        .into_response()
-}
-
-async fn exchange(State(shared): State<Arc<AssistantState>>, headers: HeaderMap) -> Response {
-    if header_str(&headers, header::USER_AGENT.as_str()).is_none_or(str::is_empty) {
-        return (
-            StatusCode::FORBIDDEN,
-            "Request forbidden by administrative rules. Please make sure your request has a \
-             User-Agent header.\n",
-        )
-            .into_response();
-    }
-    let given = authorization(&headers, "token").or_else(|| authorization(&headers, "bearer"));
-    let (ttl, deny, ok) = {
-        let settings = shared.vendors.settings();
-        let ok =
-            given.is_some_and(|t| shared.vendors.accepts_any_token() || t == settings.github_token);
-        (
-            settings.assistant_token_ttl,
-            settings.deny_assistant_exchange,
-            ok,
-        )
-    };
-    if !ok {
-        return code_host_error(StatusCode::UNAUTHORIZED, "Bad credentials");
-    }
-    if deny {
-        return code_host_error(StatusCode::NOT_FOUND, "Not Found");
-    }
-    let t = shared.tokens().issue(ttl, Instant::now());
-    let api = format!("{}{API_PREFIX}", shared.vendors.api_base());
-    Json(json!({
-        "annotations_enabled": true,
-        "chat_enabled": true,
-        "chat_jetbrains_enabled": true,
-        "code_quote_enabled": true,
-        "codesearch": false,
-        "copilotignore_enabled": false,
-        "endpoints": {
-            "api": api,
-            "origin-tracker": "https://origin-tracker.individual.githubcopilot.com",
-            "proxy": "https://proxy.individual.githubcopilot.com",
-            "telemetry": "https://telemetry.individual.githubcopilot.com",
-        },
-        "expires_at": t.expires_at,
-        "individual": true,
-        "prompt_8k": true,
-        "public_suggestions": "disabled",
-        "refresh_in": t.refresh_in,
-        "sku": "copilot_for_individual_subscriber",
-        "telemetry": "disabled",
-        "token": t.token,
-        "tracking_id": crate::vendor_common::ids::hex(32),
-    }))
-    .into_response()
-}
-
-async fn code_host_not_found() -> Response {
-    code_host_error(StatusCode::NOT_FOUND, "Not Found")
+    code_host::router(shared)
 }
 
 fn unauthorized(message: &str, code: &str) -> OpenAiError {

@@ -5,6 +5,7 @@
 use std::time::{Duration, Instant};
 
 use super::SimHandle;
+use crate::assistant_vendor::code_host::store::{CodeHostLogin, CodeHostUser};
 use crate::assistant_vendor::tokens::AssistantToken;
 use crate::messages_vendor::oauth::{OAuthAccount, OAuthTokens};
 use crate::stats::StreamStats;
@@ -197,5 +198,61 @@ impl SimHandle {
     /// Successful token exchanges so far.
     pub fn assistant_vendor_exchanges(&self) -> u64 {
         self.services.assistant.tokens().exchanges()
+    }
+
+    // ---- the assistant vendor's code host ----
+
+    /// Approve the pending code-host device login with this user code (as
+    /// typed: any case, with or without the dash) or device code; false if
+    /// none. The next poll gets a token of a new user.
+    pub fn approve_code_host_device(&self, code: &str) -> bool {
+        self.services.assistant.code_host().decide(code, true)
+    }
+
+    /// Deny the pending code-host device login with this code; the next poll
+    /// gets `access_denied`. False if none.
+    pub fn deny_code_host_device(&self, code: &str) -> bool {
+        self.services.assistant.code_host().decide(code, false)
+    }
+
+    /// Make the code-host device login with this code expire now (the next
+    /// poll gets `expired_token`). False if none.
+    pub fn expire_code_host_device(&self, code: &str) -> bool {
+        self.services
+            .assistant
+            .code_host()
+            .expire_device(code, Instant::now())
+    }
+
+    /// A new code-host user signed in with `read:user`, as after a login:
+    /// their `gho_` token works on `GET /user` and the token exchange.
+    pub fn seed_code_host_login(&self) -> CodeHostLogin {
+        self.services.assistant.code_host().seed_login("read:user")
+    }
+
+    /// The user a code-host token belongs to (the configured token's user is
+    /// `sim-user`).
+    pub fn code_host_user(&self, token: &str) -> Option<CodeHostUser> {
+        if token == self.assistant_vendor_github_token() {
+            return Some(self.services.assistant.code_host().default_user());
+        }
+        let user = self.services.assistant.code_host().user_of(token);
+        user.map(|(user, _)| user)
+    }
+
+    /// The web flow's authorize page: `{code_host_url}/login/oauth/authorize`.
+    pub fn code_host_authorize_url(&self) -> String {
+        format!(
+            "{}/login/oauth/authorize",
+            self.assistant_vendor_code_host_url()
+        )
+    }
+
+    /// The code-host login an assistant token (from the exchange) was
+    /// exchanged for: proves from the chat API's records whose account a
+    /// request used.
+    pub fn assistant_vendor_token_login(&self, assistant_token: &str) -> Option<String> {
+        let tokens = self.services.assistant.tokens();
+        tokens.login_of(assistant_token).map(str::to_owned)
     }
 }

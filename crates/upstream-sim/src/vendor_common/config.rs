@@ -15,6 +15,13 @@ pub const DEFAULT_COMPLETIONS_API_KEY: &str = "sk-openai-sim";
 pub const DEFAULT_CUSTOM_API_KEY: &str = "sk-custom-sim";
 /// The code-host token the assistant vendor's token exchange accepts.
 pub const DEFAULT_GITHUB_TOKEN: &str = "gho_sim";
+/// The code host's public device-flow client (the VS Code assistant
+/// integration's, upstream-protocols 7.1).
+pub const CODE_HOST_DEVICE_CLIENT_ID: &str = "Iv1.b507a08c87ecfe98";
+/// The id of the gateway's own OAuth app on the code host (web flow).
+pub const CODE_HOST_OAUTH_CLIENT_ID: &str = "Ov23liUpstreamSimApp";
+/// The secret of that OAuth app.
+pub const CODE_HOST_OAUTH_CLIENT_SECRET: &str = "5b3e0c1f9a7d2e4b6c8a0f1e3d5b7a9c2e4f6a8b";
 /// The public client the messages vendor's authorize page knows (Claude
 /// Code's, upstream-protocols 5.3).
 pub const MESSAGES_VENDOR_OAUTH_CLIENT_ID: &str = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
@@ -48,8 +55,10 @@ pub struct VendorsConfig {
     pub assistant_token_ttl: Duration,
     /// Answer the token exchange 404, as for an account without the assistant.
     pub deny_assistant_exchange: bool,
-    /// The messages vendor's OAuth token endpoint.
+    /// The messages vendor's OAuth service.
     pub oauth: MessagesOAuthConfig,
+    /// The assistant vendor's code host (device and web login flows).
+    pub code_host: CodeHostConfig,
     /// Scenario used when a request names none; `None`: the built-in short answer.
     pub default_scenario: Option<VendorScenario>,
     /// Refuse models that are not in the vendor's list (404 in the vendor's
@@ -67,6 +76,7 @@ impl Default for VendorsConfig {
             assistant_token_ttl: Duration::from_secs(1800),
             deny_assistant_exchange: false,
             oauth: MessagesOAuthConfig::default(),
+            code_host: CodeHostConfig::default(),
             default_scenario: None,
             strict_models: false,
         }
@@ -113,6 +123,54 @@ impl Default for MessagesOAuthConfig {
                 .map(|s| (*s).to_owned())
                 .collect(),
             deny_authorization: false,
+            code_ttl: Duration::from_secs(600),
+        }
+    }
+}
+
+/// Behaviour of the assistant vendor's code host: its login flows (device
+/// and web) and the users they sign in.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodeHostConfig {
+    /// The public client of the device flow.
+    pub device_client_id: String,
+    /// The gateway's OAuth app (web flow; it may use the device flow too).
+    pub oauth_client_id: String,
+    pub oauth_client_secret: String,
+    /// The app's registered callback: a web-flow `redirect_uri` must be it or
+    /// below it (same scheme, host and port; a sub-path). `None` accepts any
+    /// absolute URL (tests whose gateway port is not known in advance).
+    pub oauth_callback_url: Option<String>,
+    /// Device-code polls answered `authorization_pending` before the user
+    /// approves. `None`: pending until approved or denied through the handle
+    /// (or `GET /login/device?user_code=`).
+    pub approve_after: Option<u32>,
+    /// The user says no: the device flow ends with `access_denied`, the
+    /// authorize page redirects with `error=access_denied`.
+    pub deny: bool,
+    /// `interval` of a device code, in seconds; a poll sooner than that after
+    /// the previous one is answered `slow_down`.
+    pub interval_secs: u64,
+    /// Seconds added to a device code's interval by each `slow_down`.
+    pub slow_down_increment_secs: u64,
+    /// Lifetime of a device code (`expires_in`).
+    pub device_code_ttl: Duration,
+    /// Lifetime of a web-flow authorization code.
+    pub code_ttl: Duration,
+}
+
+impl Default for CodeHostConfig {
+    fn default() -> Self {
+        CodeHostConfig {
+            device_client_id: CODE_HOST_DEVICE_CLIENT_ID.to_owned(),
+            oauth_client_id: CODE_HOST_OAUTH_CLIENT_ID.to_owned(),
+            oauth_client_secret: CODE_HOST_OAUTH_CLIENT_SECRET.to_owned(),
+            oauth_callback_url: None,
+            approve_after: Some(1),
+            deny: false,
+            interval_secs: 1,
+            slow_down_increment_secs: 5,
+            device_code_ttl: Duration::from_secs(900),
             code_ttl: Duration::from_secs(600),
         }
     }

@@ -12,6 +12,7 @@ mod oidc;
 mod recording;
 mod scenarios;
 mod vendors_assistant;
+mod vendors_code_host;
 mod vendors_completions;
 mod vendors_messages;
 mod vendors_oauth;
