@@ -71,6 +71,16 @@ impl RecordedRequest {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The credential the request carried: `x-api-key`, else the credential
+    /// of `Authorization: <scheme> <credential>` (`Bearer`, `token`, …).
+    pub fn credential(&self) -> Option<&str> {
+        if let Some(key) = self.header("x-api-key") {
+            return Some(key);
+        }
+        let (_, credential) = self.header("authorization")?.trim().split_once(' ')?;
+        Some(credential.trim()).filter(|c| !c.is_empty())
+    }
+
     /// The parsed JSON body, if the body was JSON.
     pub fn json(&self) -> Option<&Value> {
         self.json.as_deref()
@@ -270,6 +280,18 @@ mod tests {
         assert_eq!(r.query_param("profileArn").as_deref(), Some("arn:aws:x"));
         assert_eq!(r.query_param("x").as_deref(), Some(""));
         assert_eq!(r.query_param("missing"), None);
+    }
+
+    #[test]
+    fn credential_of_either_header() {
+        let mut r = req("/v1/models", None);
+        assert_eq!(r.credential(), Some("x"));
+        r.headers.push(("x-api-key".into(), "sk-ant-1".into()));
+        assert_eq!(r.credential(), Some("sk-ant-1"));
+        r.headers = vec![("authorization".into(), "token gho_1".into())];
+        assert_eq!(r.credential(), Some("gho_1"));
+        r.headers = vec![("authorization".into(), "Bearer ".into())];
+        assert_eq!(r.credential(), None);
     }
 
     #[test]

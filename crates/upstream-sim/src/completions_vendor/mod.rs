@@ -114,14 +114,15 @@ impl Mount for KeyedMount {
     }
 
     fn authorize(&self, headers: &HeaderMap) -> Result<(), OpenAiError> {
-        let any_key = self.vendors.accepts_any_token();
         let settings = self.vendors.settings();
-        match self.keyed {
-            Keyed::Completions => bearer_key(headers, &settings.completions_api_key, any_key),
-            Keyed::Custom => match &settings.custom_api_key {
-                None => Ok(()),
-                Some(expected) => bearer_key(headers, expected, any_key),
-            },
+        if self.keyed == Keyed::Custom && settings.custom_api_key.is_none() {
+            return Ok(());
+        }
+        let any_key = self.vendors.accepts_any_token();
+        match authorization(headers, "bearer") {
+            None => Err(OpenAiError::missing_key()),
+            Some(key) if any_key || settings.accepts_api_key(self.vendor(), key) => Ok(()),
+            Some(key) => Err(OpenAiError::wrong_key(key)),
         }
     }
 
@@ -159,14 +160,6 @@ pub(crate) fn router(mount: Ctx) -> Router {
         .route(&format!("{base}/models"), get(list_models))
         .route(&format!("{}/{{*rest}}", mount.root()), any(not_found))
         .with_state(mount)
-}
-
-fn bearer_key(headers: &HeaderMap, expected: &str, any_key: bool) -> Result<(), OpenAiError> {
-    match authorization(headers, "bearer") {
-        None => Err(OpenAiError::missing_key()),
-        Some(key) if any_key || key == expected => Ok(()),
-        Some(key) => Err(OpenAiError::wrong_key(key)),
-    }
 }
 
 /// A successful answer's headers.

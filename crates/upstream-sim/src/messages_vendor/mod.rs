@@ -93,8 +93,8 @@ pub(crate) fn router(shared: Arc<MessagesState>) -> Router {
 fn authorize(shared: &MessagesState, headers: &HeaderMap) -> Result<(), MessagesError> {
     let any_token = shared.vendors.accepts_any_token();
     if let Some(key) = header_str(headers, "x-api-key") {
-        let ok =
-            (any_token && !key.is_empty()) || key == shared.vendors.settings().messages_api_key;
+        let settings = shared.vendors.settings();
+        let ok = (any_token && !key.is_empty()) || settings.accepts_api_key(Vendor::Messages, key);
         if !ok {
             return Err(MessagesError::authentication("invalid x-api-key"));
         }

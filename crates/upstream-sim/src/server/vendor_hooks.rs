@@ -84,6 +84,47 @@ impl SimHandle {
         self.services.vendors.settings().custom_api_key.clone()
     }
 
+    /// Make `vendor` accept one more API key (a user's own), besides its
+    /// default one; false for [`Vendor::Assistant`], which takes no API key.
+    /// The custom endpoint checks keys only while it has a default key.
+    pub fn add_vendor_api_key(&self, vendor: Vendor, key: &str) -> bool {
+        if vendor == Vendor::Assistant {
+            return false;
+        }
+        let mut settings = self.services.vendors.settings();
+        let keys = settings.more_api_keys.entry(vendor).or_default();
+        if !keys.iter().any(|k| k == key) {
+            keys.push(key.to_owned());
+        }
+        true
+    }
+
+    /// A new API key in the vendor's shape (`sk-ant-api03-…`, `sk-proj-…`,
+    /// `sk-custom-…`) that `vendor` accepts from now on; `None` for
+    /// [`Vendor::Assistant`].
+    pub fn new_vendor_api_key(&self, vendor: Vendor) -> Option<String> {
+        let prefix = match vendor {
+            Vendor::Messages => "sk-ant-api03-",
+            Vendor::Completions => "sk-proj-",
+            Vendor::Custom => "sk-custom-",
+            Vendor::Assistant => return None,
+        };
+        let key = format!("{prefix}{}", crate::vendor_common::ids::base62(48));
+        self.add_vendor_api_key(vendor, &key).then_some(key)
+    }
+
+    /// Stop accepting a key added with [`SimHandle::add_vendor_api_key`] (a
+    /// revoked key); false when it was not one.
+    pub fn remove_vendor_api_key(&self, vendor: Vendor, key: &str) -> bool {
+        let mut settings = self.services.vendors.settings();
+        let Some(keys) = settings.more_api_keys.get_mut(&vendor) else {
+            return false;
+        };
+        let before = keys.len();
+        keys.retain(|k| k != key);
+        keys.len() != before
+    }
+
     /// The code-host token the assistant token exchange accepts.
     pub fn assistant_vendor_github_token(&self) -> String {
         self.services.vendors.settings().github_token.clone()

@@ -3,9 +3,11 @@
 //! Everything has a default that suits tests; the credentials are also
 //! exported as constants so a test can configure the gateway without a handle.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use super::scenario::VendorScenario;
+use super::Vendor;
 
 /// The messages vendor's API key (`x-api-key`).
 pub const DEFAULT_MESSAGES_API_KEY: &str = "sk-ant-sim";
@@ -49,6 +51,10 @@ pub struct VendorsConfig {
     /// The bearer key the custom endpoint requires; `None` accepts requests
     /// with any key or none.
     pub custom_api_key: Option<String>,
+    /// More API keys the key vendors accept besides their default one above
+    /// (users' own keys), per vendor: `Messages`, `Completions`, `Custom`
+    /// (custom checks keys only when `custom_api_key` is set).
+    pub more_api_keys: HashMap<Vendor, Vec<String>>,
     /// The code-host token the assistant token exchange accepts.
     pub github_token: String,
     /// Lifetime of each assistant token (`expires_at` = now + this).
@@ -66,12 +72,27 @@ pub struct VendorsConfig {
     pub strict_models: bool,
 }
 
+impl VendorsConfig {
+    /// Whether `vendor` accepts `key`: its default key or one of its more keys.
+    pub fn accepts_api_key(&self, vendor: Vendor, key: &str) -> bool {
+        let default = match vendor {
+            Vendor::Messages => Some(&self.messages_api_key),
+            Vendor::Completions => Some(&self.completions_api_key),
+            Vendor::Custom => self.custom_api_key.as_ref(),
+            Vendor::Assistant => None,
+        };
+        let more = self.more_api_keys.get(&vendor);
+        default.is_some_and(|d| d == key) || more.is_some_and(|keys| keys.iter().any(|k| k == key))
+    }
+}
+
 impl Default for VendorsConfig {
     fn default() -> Self {
         VendorsConfig {
             messages_api_key: DEFAULT_MESSAGES_API_KEY.to_owned(),
             completions_api_key: DEFAULT_COMPLETIONS_API_KEY.to_owned(),
             custom_api_key: Some(DEFAULT_CUSTOM_API_KEY.to_owned()),
+            more_api_keys: HashMap::new(),
             github_token: DEFAULT_GITHUB_TOKEN.to_owned(),
             assistant_token_ttl: Duration::from_secs(1800),
             deny_assistant_exchange: false,

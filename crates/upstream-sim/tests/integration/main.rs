@@ -11,6 +11,7 @@ mod common;
 mod oidc;
 mod recording;
 mod scenarios;
+mod vendors_api_keys;
 mod vendors_assistant;
 mod vendors_code_host;
 mod vendors_completions;
