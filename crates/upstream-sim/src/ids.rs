@@ -39,7 +39,8 @@ pub(crate) fn tool_use_id() -> String {
     format!("tooluse_{}", base62(22))
 }
 
-fn base62(len: usize) -> String {
+/// `len` random characters of `[0-9A-Za-z]`.
+pub(crate) fn base62(len: usize) -> String {
     const ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
     let mut out = String::with_capacity(len);
     while out.len() < len {

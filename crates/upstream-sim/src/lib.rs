@@ -86,6 +86,24 @@
 //! [`SimConfig::accept_any_token`] also makes the vendors accept any
 //! non-empty credential (their required headers are still checked).
 //!
+//! # Layers
+//!
+//! The top-level modules import only modules on a lower line (peers on one
+//! line do not import each other), so no two of them reach each other:
+//!
+//! | layer | modules | what they are |
+//! |---|---|---|
+//! | 1 | `ids`, [`stats`], `http`, `state`, [`content`], [`directive`] | ids, stream counters, header and form helpers, the shared run-time switch, generated text, the `sim:` grammar |
+//! | 2 | [`recorder`], [`body`] | the recording middleware; played response bodies |
+//! | 3 | [`oidc`], [`idp`], [`vendor_common`] | services that need no other service; what the vendors share |
+//! | 4 | [`primary`], [`messages_vendor`], [`completions_vendor`] | the chat upstreams (`primary` accepts the tokens `oidc` issued) |
+//! | 5 | [`assistant_vendor`] | mounts `completions_vendor`'s OpenAI-format API with its own credentials |
+//! | 6 | [`config`] | [`SimConfig`], made of each service's settings |
+//! | 7 | `server` | [`start`] composes every service's state and router; [`SimHandle`] |
+//!
+//! Each service keeps its own state (its stores, behind their own locks);
+//! only `server` sees them all.
+//!
 //! # Cost
 //!
 //! The simulator is also the benchmark upstream: no added latency, no
@@ -97,17 +115,21 @@
 )]
 
 pub mod assistant_vendor;
+pub mod body;
 pub mod completions_vendor;
 pub mod config;
+pub mod content;
 pub mod directive;
+pub(crate) mod http;
 pub mod idp;
 mod ids;
 pub mod messages_vendor;
 pub mod oidc;
+pub mod pkce;
 pub mod primary;
 pub mod recorder;
 mod server;
-mod state;
+pub(crate) mod state;
 pub mod stats;
 pub mod vendor_common;
 
@@ -120,11 +142,15 @@ pub use recorder::{RecordedRequest, Service};
 pub use server::{start, SimHandle, OIDC_PREFIX};
 pub use stats::StreamStats;
 
+pub use assistant_vendor::code_host::store::{CodeHostLogin, CodeHostUser};
 pub use assistant_vendor::tokens::AssistantToken;
-pub use messages_vendor::oauth::OAuthTokens;
+pub use messages_vendor::oauth::{OAuthAccount, OAuthTokens};
 pub use vendor_common::config::{
-    MessagesOAuthConfig, VendorsConfig, DEFAULT_COMPLETIONS_API_KEY, DEFAULT_CUSTOM_API_KEY,
-    DEFAULT_GITHUB_TOKEN, DEFAULT_MESSAGES_API_KEY,
+    CodeHostConfig, MessagesOAuthConfig, VendorsConfig, CODE_HOST_DEVICE_CLIENT_ID,
+    CODE_HOST_OAUTH_CLIENT_ID, CODE_HOST_OAUTH_CLIENT_SECRET, DEFAULT_COMPLETIONS_API_KEY,
+    DEFAULT_CUSTOM_API_KEY, DEFAULT_GITHUB_TOKEN, DEFAULT_MESSAGES_API_KEY,
+    MESSAGES_VENDOR_OAUTH_CLIENT_ID, MESSAGES_VENDOR_OAUTH_REDIRECT_URI,
+    MESSAGES_VENDOR_OAUTH_SCOPES,
 };
 pub use vendor_common::scenario::{
     Finish, VendorFault, VendorKind, VendorScenario, VendorScenarioParseError,

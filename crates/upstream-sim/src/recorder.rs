@@ -5,7 +5,7 @@
 //! hands both to the handler through a request extension ([`ReceivedBody`]), so
 //! recording costs no second parse.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::SystemTime;
 
@@ -16,6 +16,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use bytes::Bytes;
 use serde_json::Value;
+
+use crate::http::form_decode;
 
 /// Largest body the simulator reads (bigger bodies are answered 413 before any handler).
 pub(crate) const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
@@ -69,6 +71,16 @@ impl RecordedRequest {
             .map(|(_, v)| v.as_str())
     }
 
+    /// The credential the request carried: `x-api-key`, else the credential
+    /// of `Authorization: <scheme> <credential>` (`Bearer`, `token`, …).
+    pub fn credential(&self) -> Option<&str> {
+        if let Some(key) = self.header("x-api-key") {
+            return Some(key);
+        }
+        let (_, credential) = self.header("authorization")?.trim().split_once(' ')?;
+        Some(credential.trim()).filter(|c| !c.is_empty())
+    }
+
     /// The parsed JSON body, if the body was JSON.
     pub fn json(&self) -> Option<&Value> {
         self.json.as_deref()
@@ -79,34 +91,9 @@ impl RecordedRequest {
         let query = self.query.as_deref()?;
         query.split('&').find_map(|pair| {
             let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-            (k == name).then(|| percent_decode(v))
+            (k == name).then(|| form_decode(v))
         })
     }
-}
-
-/// Minimal percent-decoding for query values (enough for test assertions).
-fn percent_decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).ok();
-                match hex.and_then(|h| u8::from_str_radix(h, 16).ok()) {
-                    Some(b) => {
-                        out.push(b);
-                        i += 2;
-                    }
-                    None => out.push(b'%'),
-                }
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// The body of the current request, read once by the middleware.
@@ -114,6 +101,38 @@ fn percent_decode(s: &str) -> String {
 pub(crate) struct ReceivedBody {
     pub raw: Bytes,
     pub json: Option<Arc<Value>>,
+}
+
+/// The fields of a JSON object body or of a form-encoded body (strings only;
+/// other JSON values are kept as their JSON text). `None` when it is neither.
+pub(crate) fn fields(body: &ReceivedBody) -> Option<HashMap<String, String>> {
+    if let Some(json) = body.json.as_deref() {
+        let obj = json.as_object()?;
+        return Some(
+            obj.iter()
+                .map(|(k, v)| {
+                    let text = match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    (k.clone(), text)
+                })
+                .collect(),
+        );
+    }
+    let text = std::str::from_utf8(&body.raw).ok()?.trim();
+    if text.is_empty() || text.starts_with('{') || text.starts_with('[') {
+        return None;
+    }
+    Some(
+        text.split('&')
+            .filter(|pair| !pair.is_empty())
+            .map(|pair| {
+                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+                (form_decode(k), form_decode(v))
+            })
+            .collect(),
+    )
 }
 
 /// A bounded log of requests shared by every listener of one simulator.
@@ -264,10 +283,44 @@ mod tests {
     }
 
     #[test]
+    fn credential_of_either_header() {
+        let mut r = req("/v1/models", None);
+        assert_eq!(r.credential(), Some("x"));
+        r.headers.push(("x-api-key".into(), "sk-ant-1".into()));
+        assert_eq!(r.credential(), Some("sk-ant-1"));
+        r.headers = vec![("authorization".into(), "token gho_1".into())];
+        assert_eq!(r.credential(), Some("gho_1"));
+        r.headers = vec![("authorization".into(), "Bearer ".into())];
+        assert_eq!(r.credential(), None);
+    }
+
+    #[test]
     fn only_json_bodies_are_parsed() {
         assert!(parse_json(b"  {\"a\":1}").is_some());
         assert!(parse_json(b"a=1&b=2").is_none());
         assert!(parse_json(b"{broken").is_none());
         assert!(parse_json(b"").is_none());
+    }
+
+    fn received(raw: &'static [u8]) -> ReceivedBody {
+        ReceivedBody {
+            raw: Bytes::from_static(raw),
+            json: serde_json::from_slice(raw).ok().map(Arc::new),
+        }
+    }
+
+    #[test]
+    fn fields_of_json_and_form_bodies() {
+        let f = fields(&received(br#"{"grant_type":"refresh_token","n":1}"#)).unwrap();
+        assert_eq!(f["grant_type"], "refresh_token");
+        assert_eq!(f["n"], "1");
+        let f = fields(&received(
+            b"grant_type=refresh_token&refresh_token=a%2Bb+c&x",
+        ))
+        .unwrap();
+        assert_eq!(f["refresh_token"], "a+b c");
+        assert_eq!(f["x"], "");
+        assert!(fields(&received(b"")).is_none());
+        assert!(fields(&received(b"[1]")).is_none());
     }
 }

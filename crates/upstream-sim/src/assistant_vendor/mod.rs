@@ -11,30 +11,32 @@
 //!   `{"message":"Bad credentials",…}`; a denied account: 404.
 //! - `POST /assistant_vendor_api/chat/completions` and `GET
 //!   /assistant_vendor_api/models` are the OpenAI-format API of
-//!   [`crate::completions_vendor`] with this vendor's checks ([`authorize`]):
+//!   [`crate::completions_vendor`] with this vendor's checks (its `Mount`):
 //!   `Authorization: Bearer <a current exchanged token>` (401 when expired or
 //!   unknown, so the client exchanges again) and the `Copilot-Integration-Id`
 //!   and `Editor-Version` headers (400 when missing); a request with an
 //!   image also needs `Copilot-Vision-Request: true` (400 otherwise).
 
+pub mod code_host;
 pub mod models;
 pub mod tokens;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
-use axum::extract::State;
-use axum::http::{header, HeaderMap, StatusCode};
-use axum::response::{IntoResponse, Response};
-use axum::routing::{any, get};
-use axum::{Json, Router};
-use serde_json::json;
+use axum::http::{HeaderMap, StatusCode};
+use axum::Router;
 
 use crate::completions_vendor::error::OpenAiError;
-use crate::state::Shared;
-use crate::vendor_common::http::{authorization, header_str};
+use crate::completions_vendor::validate::ChatView;
+use crate::completions_vendor::{self, Mount};
+use crate::http::{authorization, header_str};
+use crate::state::lock;
+use crate::vendor_common::state::VendorState;
+use crate::vendor_common::Vendor;
 
-use tokens::AssistantTokenState;
+use code_host::store::CodeHostStore;
+use tokens::{AssistantTokenState, AssistantTokens};
 
 /// Path prefix of the code host on the API listener.
 pub const CODE_HOST_PREFIX: &str = "/assistant_vendor_code_host";
@@ -45,100 +47,102 @@ pub const API_PREFIX: &str = "/assistant_vendor_api";
 /// Headers the chat API requires.
 pub const REQUIRED_HEADERS: [&str; 2] = ["Copilot-Integration-Id", "Editor-Version"];
 
+/// The assistant vendor's state: what every vendor shares, the code host's
+/// users and logins, and the tokens the exchange issued (its chat API
+/// accepts them).
+#[derive(Debug)]
+pub(crate) struct AssistantState {
+    pub vendors: Arc<VendorState>,
+    code_host: Mutex<CodeHostStore>,
+    tokens: Mutex<AssistantTokens>,
+}
+
+impl AssistantState {
+    pub fn new(vendors: Arc<VendorState>) -> Self {
+        AssistantState {
+            vendors,
+            code_host: Mutex::new(CodeHostStore::default()),
+            tokens: Mutex::new(AssistantTokens::default()),
+        }
+    }
+
+    pub fn code_host(&self) -> MutexGuard<'_, CodeHostStore> {
+        lock(&self.code_host)
+    }
+
+    pub fn tokens(&self) -> MutexGuard<'_, AssistantTokens> {
+        lock(&self.tokens)
+    }
+}
+
 /// Routes of the code host, with their full paths.
-pub(crate) fn code_host_router(shared: Arc<Shared>) -> Router {
-    Router::new()
-        .route(&format!("{CODE_HOST_PREFIX}{TOKEN_PATH}"), get(exchange))
-        .route(
-            &format!("{CODE_HOST_PREFIX}/{{*rest}}"),
-            any(code_host_not_found),
-        )
-        .with_state(shared)
-}
-
-fn code_host_error(status: StatusCode, message: &str) -> Response {
-    (
-        status,
-        Json(json!({
-            "message": message,
-            "documentation_url": "https://docs.github.com/rest",
-            "status": status.as_u16().to_string(),
-        })),
-    )
-        .into_response()
-}
-
-async fn exchange(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    if header_str(&headers, header::USER_AGENT.as_str()).is_none_or(str::is_empty) {
-        return (
-            StatusCode::FORBIDDEN,
-            "Request forbidden by administrative rules. Please make sure your request has a \
-             User-Agent header.\n",
-        )
-            .into_response();
-    }
-    let given = authorization(&headers, "token").or_else(|| authorization(&headers, "bearer"));
-    let (ttl, deny, ok) = {
-        let settings = shared.vendors.settings();
-        let ok = given.is_some_and(|t| shared.accepts_any_token() || t == settings.github_token);
-        (
-            settings.assistant_token_ttl,
-            settings.deny_assistant_exchange,
-            ok,
-        )
-    };
-    if !ok {
-        return code_host_error(StatusCode::UNAUTHORIZED, "Bad credentials");
-    }
-    if deny {
-        return code_host_error(StatusCode::NOT_FOUND, "Not Found");
-    }
-    let t = shared.vendors.assistant().issue(ttl, Instant::now());
-    let api = format!("{}{API_PREFIX}", shared.vendors.api_base());
-    Json(json!({
-        "annotations_enabled": true,
-        "chat_enabled": true,
-        "chat_jetbrains_enabled": true,
-        "code_quote_enabled": true,
-        "codesearch": false,
-        "copilotignore_enabled": false,
-        "endpoints": {
-            "api": api,
-            "origin-tracker": "https://origin-tracker.individual.githubcopilot.com",
-            "proxy": "https://proxy.individual.githubcopilot.com",
-            "telemetry": "https://telemetry.individual.githubcopilot.com",
-        },
-        "expires_at": t.expires_at,
-        "individual": true,
-        "prompt_8k": true,
-        "public_suggestions": "disabled",
-        "refresh_in": t.refresh_in,
-        "sku": "copilot_for_individual_subscriber",
-        "telemetry": "disabled",
-        "token": t.token,
-        "tracking_id": crate::vendor_common::ids::hex(32),
-    }))
-    .into_response()
-}
-
-async fn code_host_not_found() -> Response {
-    code_host_error(StatusCode::NOT_FOUND, "Not Found")
+pub(crate) fn code_host_router(shared: Arc<AssistantState>) -> Router {
+    code_host::router(shared)
 }
 
 fn unauthorized(message: &str, code: &str) -> OpenAiError {
     OpenAiError::new(StatusCode::UNAUTHORIZED, "invalid_request_error", message).code(code)
 }
 
+/// The chat API: the OpenAI-format API of `completions_vendor` mounted under
+/// [`API_PREFIX`] with this vendor's credentials and headers.
+pub(crate) fn api_router(shared: Arc<AssistantState>) -> Router {
+    completions_vendor::router(Arc::new(ApiMount(shared)))
+}
+
+struct ApiMount(Arc<AssistantState>);
+
+impl Mount for ApiMount {
+    fn vendors(&self) -> &VendorState {
+        &self.0.vendors
+    }
+
+    fn vendor(&self) -> Vendor {
+        Vendor::Assistant
+    }
+
+    fn base(&self) -> String {
+        API_PREFIX.to_owned()
+    }
+
+    fn root(&self) -> &'static str {
+        API_PREFIX
+    }
+
+    fn authorize(&self, headers: &HeaderMap) -> Result<(), OpenAiError> {
+        authorize(&self.0, headers)
+    }
+
+    fn check(&self, headers: &HeaderMap, view: &ChatView<'_>) -> Result<(), OpenAiError> {
+        if view.images {
+            require_vision_header(headers)?;
+        }
+        Ok(())
+    }
+
+    fn known(&self, model: &str) -> bool {
+        models::known(model)
+    }
+
+    fn models(&self) -> serde_json::Value {
+        models::list()
+    }
+
+    fn decorate(&self, headers: &mut HeaderMap) {
+        completions_vendor::ratelimit::set(headers, false);
+    }
+}
+
 /// The chat API's checks: a current exchanged token, then the required headers.
-pub(crate) fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), OpenAiError> {
+fn authorize(shared: &AssistantState, headers: &HeaderMap) -> Result<(), OpenAiError> {
     let Some(token) = authorization(headers, "bearer") else {
         return Err(unauthorized(
             "unauthorized: missing authorization header",
             "missing_token",
         ));
     };
-    if !shared.accepts_any_token() {
-        match shared.vendors.assistant().state(token, Instant::now()) {
+    if !shared.vendors.accepts_any_token() {
+        match shared.tokens().state(token, Instant::now()) {
             AssistantTokenState::Valid => {}
             AssistantTokenState::Expired => {
                 return Err(unauthorized("unauthorized: token expired", "token_expired"))
@@ -160,7 +164,7 @@ pub(crate) fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), Open
 }
 
 /// An image request needs `Copilot-Vision-Request: true`.
-pub(crate) fn require_vision_header(headers: &HeaderMap) -> Result<(), OpenAiError> {
+fn require_vision_header(headers: &HeaderMap) -> Result<(), OpenAiError> {
     match header_str(headers, "Copilot-Vision-Request") {
         Some(v) if v.eq_ignore_ascii_case("true") => Ok(()),
         _ => Err(OpenAiError::invalid_request(

@@ -1,11 +1,11 @@
-//! The assistant tokens the token exchange issued, with their expiry, and how
-//! many exchanges happened. A token looks like the real opaque one:
+//! The assistant tokens the token exchange issued, with their expiry and the
+//! code-host user each was exchanged for, and how many exchanges happened. A token looks like the real opaque one:
 //! `tid=…;exp=<unix>;sku=…;proxy-ep=…;st=dotcom;chat=1;8kp=1:<hex>`.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::vendor_common::http::unix_now;
+use crate::http::unix_now;
 use crate::vendor_common::ids;
 
 /// One exchanged token.
@@ -29,6 +29,8 @@ pub(crate) enum AssistantTokenState {
 #[derive(Debug, Default)]
 pub(crate) struct AssistantTokens {
     tokens: HashMap<String, Instant>,
+    /// The code-host login each token was exchanged for.
+    logins: HashMap<String, String>,
     exchanges: u64,
 }
 
@@ -57,6 +59,18 @@ impl AssistantTokens {
             expires_at,
             refresh_in,
         }
+    }
+
+    /// Issue a token for the code-host user `login` (see [`Self::issue`]).
+    pub fn issue_for(&mut self, login: &str, ttl: Duration, now: Instant) -> AssistantToken {
+        let t = self.issue(ttl, now);
+        self.logins.insert(t.token.clone(), login.to_owned());
+        t
+    }
+
+    /// The code-host login a token was exchanged for.
+    pub fn login_of(&self, token: &str) -> Option<&str> {
+        self.logins.get(token).map(String::as_str)
     }
 
     pub fn state(&self, token: &str, now: Instant) -> AssistantTokenState {

@@ -9,7 +9,7 @@ use axum::Json;
 use serde_json::{json, Value};
 
 use super::ratelimit;
-use crate::vendor_common::http::set_header;
+use crate::http::set_header;
 use crate::vendor_common::ids;
 use crate::vendor_common::sse::SseFrames;
 

@@ -1,10 +1,11 @@
-//! The simulated OpenAI-format chat APIs, one code for three mounts
-//! ([`Flavor`]): the completions vendor under [`PREFIX`] (the gateway calls
-//! `/v1/chat/completions` and `/v1/models` below it, as below
-//! `https://api.openai.com`), the custom OpenAI-compatible endpoint whose `/v1`
-//! root is [`CUSTOM_PREFIX`] (`{base}/chat/completions`, `{base}/models`), and
-//! the assistant vendor's chat API (`/assistant_vendor_api/chat/completions`
-//! and `/models`, with its own credentials, see [`crate::assistant_vendor`]).
+//! The simulated OpenAI-format chat APIs, one code for three mounts (a
+//! `Mount` says where, which credentials, which models): the completions
+//! vendor under [`PREFIX`] (the gateway calls `/v1/chat/completions` and
+//! `/v1/models` below it, as below `https://api.openai.com`), the custom
+//! OpenAI-compatible endpoint whose `/v1` root is [`CUSTOM_PREFIX`]
+//! (`{base}/chat/completions`, `{base}/models`), both here, and the assistant
+//! vendor's chat API (`/assistant_vendor_api/chat/completions` and `/models`),
+//! whose mount with its own credentials lives in `assistant_vendor`.
 //!
 //! Authentication: the completions vendor wants `Authorization: Bearer <its
 //! key>`; the custom endpoint its key when one is configured (any or none
@@ -29,20 +30,20 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get, post};
 use axum::{Extension, Json, Router};
 use bytes::Bytes;
+use serde_json::Value;
 
-use crate::assistant_vendor;
+use crate::http::{authorization, set_header, unix_now};
 use crate::recorder::ReceivedBody;
-use crate::state::Shared;
 use crate::vendor_common::answer::Answer;
-use crate::vendor_common::http::{
-    authorization, json_body, set_header, streamed, unix_now, SSE_CONTENT_TYPE,
-};
+use crate::vendor_common::reply::{json_body, streamed, SSE_CONTENT_TYPE};
 use crate::vendor_common::scenario::{VendorFault, VendorKind};
 use crate::vendor_common::sse::{play, play_body, to_json};
+use crate::vendor_common::state::VendorState;
 use crate::vendor_common::{ids, Vendor};
 
 use error::{OpenAiError, DEFAULT_STREAM_ERROR};
 use render::ChunkMeta;
+use validate::ChatView;
 
 /// Path prefix of the completions vendor on the API listener
 /// (`COMPLETIONS_VENDOR_BASE_URL = {base_url}/completions_vendor`).
@@ -50,112 +51,131 @@ pub const PREFIX: &str = "/completions_vendor";
 /// The custom endpoint's `/v1` root (`CUSTOM_BASE_URL = {base_url}/custom/v1`).
 pub const CUSTOM_PREFIX: &str = "/custom/v1";
 
-/// Which OpenAI-format API a router serves.
+/// What differs between the mounts of the OpenAI-format API: where it sits,
+/// which credentials it wants, its models and its own headers.
+pub(crate) trait Mount: Send + Sync + 'static {
+    fn vendors(&self) -> &VendorState;
+    fn vendor(&self) -> Vendor;
+    /// The root that `chat/completions` and `models` sit under.
+    fn base(&self) -> String;
+    /// The first path segment, for the catch-all 404.
+    fn root(&self) -> &'static str;
+    /// Check the request's credentials (and required headers).
+    fn authorize(&self, headers: &HeaderMap) -> Result<(), OpenAiError>;
+    /// Checks of a valid chat body that depend on the mount.
+    fn check(&self, _headers: &HeaderMap, _view: &ChatView<'_>) -> Result<(), OpenAiError> {
+        Ok(())
+    }
+    /// Whether `model` is one the mount lists.
+    fn known(&self, model: &str) -> bool;
+    /// The model listing.
+    fn models(&self) -> Value;
+    /// Headers of a successful answer besides `x-request-id`.
+    fn decorate(&self, _headers: &mut HeaderMap) {}
+}
+
+/// The two mounts that take an API key: the completions vendor and custom.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Flavor {
+pub(crate) enum Keyed {
     Completions,
     Custom,
-    Assistant,
 }
 
-impl Flavor {
-    fn vendor(self) -> Vendor {
-        match self {
-            Flavor::Completions => Vendor::Completions,
-            Flavor::Custom => Vendor::Custom,
-            Flavor::Assistant => Vendor::Assistant,
+/// A mount of [`Keyed`] over the vendors' shared state.
+pub(crate) struct KeyedMount {
+    pub vendors: Arc<VendorState>,
+    pub keyed: Keyed,
+}
+
+impl Mount for KeyedMount {
+    fn vendors(&self) -> &VendorState {
+        &self.vendors
+    }
+
+    fn vendor(&self) -> Vendor {
+        match self.keyed {
+            Keyed::Completions => Vendor::Completions,
+            Keyed::Custom => Vendor::Custom,
         }
     }
 
-    /// The root that `chat/completions` and `models` sit under.
-    fn base(self) -> String {
-        match self {
-            Flavor::Completions => format!("{PREFIX}/v1"),
-            Flavor::Custom => CUSTOM_PREFIX.to_owned(),
-            Flavor::Assistant => assistant_vendor::API_PREFIX.to_owned(),
+    fn base(&self) -> String {
+        match self.keyed {
+            Keyed::Completions => format!("{PREFIX}/v1"),
+            Keyed::Custom => CUSTOM_PREFIX.to_owned(),
         }
     }
 
-    /// The first path segment, for the catch-all 404.
-    fn root(self) -> &'static str {
-        match self {
-            Flavor::Completions => PREFIX,
-            Flavor::Custom => "/custom",
-            Flavor::Assistant => assistant_vendor::API_PREFIX,
+    fn root(&self) -> &'static str {
+        match self.keyed {
+            Keyed::Completions => PREFIX,
+            Keyed::Custom => "/custom",
         }
     }
-}
 
-#[derive(Clone)]
-struct Ctx {
-    shared: Arc<Shared>,
-    flavor: Flavor,
-}
-
-/// Routes of one flavor, with their full paths.
-pub(crate) fn router(shared: Arc<Shared>, flavor: Flavor) -> Router {
-    let base = flavor.base();
-    Router::new()
-        .route(&format!("{base}/chat/completions"), post(chat))
-        .route(&format!("{base}/models"), get(list_models))
-        .route(&format!("{}/{{*rest}}", flavor.root()), any(not_found))
-        .with_state(Ctx { shared, flavor })
-}
-
-fn bearer_key(headers: &HeaderMap, expected: &str, any_key: bool) -> Result<(), OpenAiError> {
-    match authorization(headers, "bearer") {
-        None => Err(OpenAiError::missing_key()),
-        Some(key) if any_key || key == expected => Ok(()),
-        Some(key) => Err(OpenAiError::wrong_key(key)),
-    }
-}
-
-fn authorize(ctx: &Ctx, headers: &HeaderMap) -> Result<(), OpenAiError> {
-    let any_key = ctx.shared.accepts_any_token();
-    match ctx.flavor {
-        Flavor::Completions => {
-            let expected = ctx.shared.vendors.settings().completions_api_key.clone();
-            bearer_key(headers, &expected, any_key)
+    fn authorize(&self, headers: &HeaderMap) -> Result<(), OpenAiError> {
+        let settings = self.vendors.settings();
+        if self.keyed == Keyed::Custom && settings.custom_api_key.is_none() {
+            return Ok(());
         }
-        Flavor::Custom => match ctx.shared.vendors.settings().custom_api_key.clone() {
-            None => Ok(()),
-            Some(expected) => bearer_key(headers, &expected, any_key),
-        },
-        Flavor::Assistant => assistant_vendor::authorize(&ctx.shared, headers),
+        let any_key = self.vendors.accepts_any_token();
+        match authorization(headers, "bearer") {
+            None => Err(OpenAiError::missing_key()),
+            Some(key) if any_key || settings.accepts_api_key(self.vendor(), key) => Ok(()),
+            Some(key) => Err(OpenAiError::wrong_key(key)),
+        }
     }
-}
 
-fn model_known(flavor: Flavor, model: &str) -> bool {
-    match flavor {
-        Flavor::Completions => models::completions_known(model),
-        Flavor::Custom => models::custom_known(model),
-        Flavor::Assistant => assistant_vendor::models::known(model),
+    fn known(&self, model: &str) -> bool {
+        match self.keyed {
+            Keyed::Completions => models::completions_known(model),
+            Keyed::Custom => models::custom_known(model),
+        }
     }
-}
 
-/// A successful answer's headers.
-fn decorate(flavor: Flavor, mut res: Response) -> Response {
-    let headers = res.headers_mut();
-    set_header(headers, "x-request-id", &ids::openai_request_id());
-    match flavor {
-        Flavor::Completions => {
+    fn models(&self) -> Value {
+        match self.keyed {
+            Keyed::Completions => models::completions_list(),
+            Keyed::Custom => models::custom_list(),
+        }
+    }
+
+    fn decorate(&self, headers: &mut HeaderMap) {
+        if self.keyed == Keyed::Completions {
             set_header(headers, "openai-version", "2020-10-01");
             set_header(headers, "openai-organization", "user-upstream-sim");
             set_header(headers, "openai-processing-ms", "1");
             ratelimit::set(headers, false);
         }
-        Flavor::Assistant => ratelimit::set(headers, false),
-        Flavor::Custom => {}
     }
+}
+
+type Ctx = Arc<dyn Mount>;
+
+/// Routes of one mount, with their full paths.
+pub(crate) fn router(mount: Ctx) -> Router {
+    let base = mount.base();
+    Router::new()
+        .route(&format!("{base}/chat/completions"), post(chat))
+        .route(&format!("{base}/models"), get(list_models))
+        .route(&format!("{}/{{*rest}}", mount.root()), any(not_found))
+        .with_state(mount)
+}
+
+/// A successful answer's headers.
+fn decorate(mount: &dyn Mount, mut res: Response) -> Response {
+    let headers = res.headers_mut();
+    set_header(headers, "x-request-id", &ids::openai_request_id());
+    mount.decorate(headers);
     res
 }
 
 async fn chat(
-    State(ctx): State<Ctx>,
+    State(mount): State<Ctx>,
     headers: HeaderMap,
     Extension(body): Extension<ReceivedBody>,
 ) -> Response {
-    if let Err(e) = authorize(&ctx, &headers) {
+    if let Err(e) = mount.authorize(&headers) {
         return e.into_response();
     }
     let json = body.json.clone();
@@ -163,16 +183,14 @@ async fn chat(
         Ok(v) => v,
         Err(e) => return e.into_response(),
     };
-    if ctx.flavor == Flavor::Assistant && view.images {
-        if let Err(e) = assistant_vendor::require_vision_header(&headers) {
-            return e.into_response();
-        }
+    if let Err(e) = mount.check(&headers, &view) {
+        return e.into_response();
     }
-    let vendors = &ctx.shared.vendors;
-    if vendors.settings().strict_models && !model_known(ctx.flavor, view.model) {
+    let vendors = mount.vendors();
+    if vendors.settings().strict_models && !mount.known(view.model) {
         return OpenAiError::model_not_found(view.model).into_response();
     }
-    let vendor = ctx.flavor.vendor();
+    let vendor = mount.vendor();
     let scenario = match vendors.choose(vendor, &view.info.user_text) {
         Ok(s) => s,
         Err(e) => return OpenAiError::invalid_request(e.to_string()).into_response(),
@@ -214,19 +232,14 @@ async fn chat(
         let out = render::response(&answer, &meta);
         json_body(play_body(&scenario, Bytes::from(to_json(&out))))
     };
-    decorate(ctx.flavor, res)
+    decorate(mount.as_ref(), res)
 }
 
-async fn list_models(State(ctx): State<Ctx>, headers: HeaderMap) -> Response {
-    if let Err(e) = authorize(&ctx, &headers) {
+async fn list_models(State(mount): State<Ctx>, headers: HeaderMap) -> Response {
+    if let Err(e) = mount.authorize(&headers) {
         return e.into_response();
     }
-    let list = match ctx.flavor {
-        Flavor::Completions => models::completions_list(),
-        Flavor::Custom => models::custom_list(),
-        Flavor::Assistant => assistant_vendor::models::list(),
-    };
-    decorate(ctx.flavor, Json(list).into_response())
+    decorate(mount.as_ref(), Json(mount.models()).into_response())
 }
 
 async fn not_found() -> Response {

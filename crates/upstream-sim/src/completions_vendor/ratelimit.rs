@@ -5,7 +5,7 @@
 
 use axum::http::HeaderMap;
 
-use crate::vendor_common::http::set_header;
+use crate::http::set_header;
 
 const REQUESTS_LIMIT: u64 = 10_000;
 const TOKENS_LIMIT: u64 = 30_000_000;

@@ -20,7 +20,7 @@
 
 use serde_json::{json, Value};
 
-use crate::primary::content;
+use crate::content;
 use crate::vendor_common::answer::{Answer, Block, Ending, Usage};
 use crate::vendor_common::sse::SseFrames;
 

@@ -34,6 +34,8 @@ use base64::engine::general_purpose::STANDARD;
 use base64::Engine as _;
 use serde_json::json;
 
+use crate::http::Params;
+
 pub use config::{IdTokenTweaks, IdpConfig, IdpUser, NonceClaim, OAuthError, Signing};
 pub use store::IdpRequest;
 
@@ -81,17 +83,12 @@ pub(crate) fn router(idp: Arc<Idp>) -> Router {
 
 /// Decoded `a=b&c=d` pairs (query string or form body).
 fn pairs(raw: &[u8]) -> Vec<(String, String)> {
-    url::form_urlencoded::parse(raw)
-        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-        .collect()
+    Params::parse(raw).0
 }
 
 fn first(params: &[(String, String)], name: &str) -> Option<String> {
-    params
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.clone())
-        .filter(|v| !v.is_empty())
+    let found = params.iter().find(|(k, _)| k == name);
+    found.map(|(_, v)| v.clone()).filter(|v| !v.is_empty())
 }
 
 fn log(idp: &Idp, method: &str, path: &str, params: Vec<(String, String)>, headers: &HeaderMap) {

@@ -6,15 +6,14 @@
 use std::collections::HashMap;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
-use base64::Engine as _;
 use serde_json::Value;
-use sha2::{Digest as _, Sha256};
 
 use super::config::{IdpConfig, IdpUser, OAuthError};
 use super::keys::{KeyPair, Keys};
 use super::token::{self, TokenInput};
 use crate::ids;
+pub use crate::pkce::s256;
+use crate::pkce::{is_s256_challenge, is_valid_verifier};
 
 /// One request the provider received, for tests to assert on.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,23 +289,6 @@ impl IdpStore {
             scope: issued.scope,
         })
     }
-}
-
-/// `BASE64URL(SHA256(verifier))`, RFC 7636 4.2.
-pub fn s256(verifier: &str) -> String {
-    URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
-}
-
-/// RFC 7636 4.1: 43 to 128 unreserved characters.
-fn is_valid_verifier(v: &str) -> bool {
-    (43..=128).contains(&v.len())
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
-}
-
-/// A S256 challenge is the 43-character base64url form of 32 bytes.
-fn is_s256_challenge(c: &str) -> bool {
-    c.len() == 43 && URL_SAFE_NO_PAD.decode(c).is_ok_and(|b| b.len() == 32)
 }
 
 #[cfg(test)]

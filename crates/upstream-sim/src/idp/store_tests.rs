@@ -1,5 +1,7 @@
 use super::*;
 use crate::idp::config::Signing;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
 
 const ISSUER: &str = "http://127.0.0.1:9/idp";
 const REDIRECT: &str = "http://gw.example/_ui/api/auth/google/callback";

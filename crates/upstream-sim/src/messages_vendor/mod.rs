@@ -21,7 +21,7 @@ pub mod render;
 pub mod validate;
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use axum::extract::{Path, Query, State};
@@ -32,18 +32,18 @@ use axum::{Extension, Json, Router};
 use bytes::Bytes;
 use serde_json::json;
 
+use crate::http::{authorization, header_str};
 use crate::recorder::ReceivedBody;
-use crate::state::Shared;
+use crate::state::lock;
 use crate::vendor_common::answer::Answer;
-use crate::vendor_common::http::{
-    authorization, header_str, json_body, streamed, SSE_CONTENT_TYPE,
-};
+use crate::vendor_common::reply::{json_body, streamed, SSE_CONTENT_TYPE};
 use crate::vendor_common::scenario::{VendorFault, VendorKind};
 use crate::vendor_common::sse::{play, play_body, to_json};
+use crate::vendor_common::state::VendorState;
 use crate::vendor_common::{ids, Vendor};
 
 use error::{set_request_id, MessagesError, DEFAULT_STREAM_ERROR};
-use oauth::TokenState;
+use oauth::{OAuthStore, TokenState};
 use validate::Endpoint;
 
 /// Path prefix of the messages vendor on the API listener
@@ -54,8 +54,29 @@ pub const OAUTH_BETA: &str = "oauth-2025-04-20";
 /// `anthropic-version` values the vendor knows.
 pub const VERSIONS: &[&str] = &["2023-06-01", "2023-01-01"];
 
+/// The messages vendor's state: what every vendor shares, and the OAuth
+/// tokens its token endpoint issued (its API accepts them as bearer tokens).
+#[derive(Debug)]
+pub(crate) struct MessagesState {
+    pub vendors: Arc<VendorState>,
+    oauth: Mutex<OAuthStore>,
+}
+
+impl MessagesState {
+    pub fn new(vendors: Arc<VendorState>) -> Self {
+        MessagesState {
+            vendors,
+            oauth: Mutex::new(OAuthStore::default()),
+        }
+    }
+
+    pub fn oauth(&self) -> MutexGuard<'_, OAuthStore> {
+        lock(&self.oauth)
+    }
+}
+
 /// Routes of the messages vendor, with their full paths.
-pub(crate) fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<MessagesState>) -> Router {
     Router::new()
         .route(&format!("{PREFIX}/v1/messages"), post(messages))
         .route(
@@ -69,11 +90,11 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
 }
 
 /// Check the credentials and `anthropic-version`.
-fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), MessagesError> {
-    let any_token = shared.accepts_any_token();
+fn authorize(shared: &MessagesState, headers: &HeaderMap) -> Result<(), MessagesError> {
+    let any_token = shared.vendors.accepts_any_token();
     if let Some(key) = header_str(headers, "x-api-key") {
-        let ok =
-            (any_token && !key.is_empty()) || key == shared.vendors.settings().messages_api_key;
+        let settings = shared.vendors.settings();
+        let ok = (any_token && !key.is_empty()) || settings.accepts_api_key(Vendor::Messages, key);
         if !ok {
             return Err(MessagesError::authentication("invalid x-api-key"));
         }
@@ -90,7 +111,7 @@ fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), MessagesError> 
             ));
         }
         if !any_token {
-            match shared.vendors.oauth().access_state(token, Instant::now()) {
+            match shared.oauth().access_state(token, Instant::now()) {
                 TokenState::Valid => {}
                 TokenState::Expired => {
                     return Err(MessagesError::authentication(
@@ -130,7 +151,7 @@ fn decorate(mut res: Response) -> Response {
 }
 
 async fn messages(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<MessagesState>>,
     headers: HeaderMap,
     Extension(body): Extension<ReceivedBody>,
 ) -> Response {
@@ -186,7 +207,7 @@ async fn messages(
 }
 
 async fn count_tokens(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<MessagesState>>,
     headers: HeaderMap,
     Extension(body): Extension<ReceivedBody>,
 ) -> Response {
@@ -203,7 +224,7 @@ async fn count_tokens(
 }
 
 async fn list_models(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<MessagesState>>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -217,7 +238,7 @@ async fn list_models(
 }
 
 async fn get_model(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<MessagesState>>,
     headers: HeaderMap,
     Path(id): Path<String>,
 ) -> Response {

@@ -5,7 +5,7 @@
 
 use axum::http::HeaderMap;
 
-use crate::vendor_common::http::{rfc3339, set_header, unix_now};
+use crate::http::{rfc3339, set_header, unix_now};
 
 const REQUESTS_LIMIT: u64 = 4_000;
 const INPUT_LIMIT: u64 = 2_000_000;

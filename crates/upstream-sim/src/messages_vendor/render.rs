@@ -11,7 +11,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::primary::content;
+use crate::content;
 use crate::vendor_common::answer::{Answer, Block, Ending, Usage};
 use crate::vendor_common::sse::SseFrames;
 

@@ -7,10 +7,11 @@
 //! approves a pending device authorization (the `verificationUriComplete` points
 //! there), so a person can finish a login against the simulator in a browser.
 
+pub mod config;
 pub mod error;
 pub mod store;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use axum::extract::{Query, State};
 use axum::response::{IntoResponse, Response};
@@ -20,13 +21,45 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 
 use crate::recorder::ReceivedBody;
-use crate::state::Shared;
+use crate::state::lock;
 
+use config::OidcConfig;
 use error::{OidcError, OidcErrorCode};
-use store::{Now, GRANT_AUTHORIZATION_CODE, GRANT_DEVICE_CODE, GRANT_REFRESH_TOKEN};
+use store::{Now, OidcStore, GRANT_AUTHORIZATION_CODE, GRANT_DEVICE_CODE, GRANT_REFRESH_TOKEN};
+
+/// The OIDC service's state: its store (also read by the primary API, which
+/// accepts the access tokens issued here) and its own URL.
+#[derive(Debug)]
+pub(crate) struct OidcState {
+    store: Mutex<OidcStore>,
+    /// Set once the OIDC listener is bound (its URL appears in OIDC answers).
+    url: OnceLock<String>,
+}
+
+impl OidcState {
+    pub fn new(config: OidcConfig) -> Self {
+        OidcState {
+            store: Mutex::new(OidcStore::new(config)),
+            url: OnceLock::new(),
+        }
+    }
+
+    pub fn store(&self) -> MutexGuard<'_, OidcStore> {
+        lock(&self.store)
+    }
+
+    pub fn set_url(&self, url: String) {
+        // Set once at start; a second call is impossible by construction.
+        let _ = self.url.set(url);
+    }
+
+    pub fn url(&self) -> &str {
+        self.url.get().map(String::as_str).unwrap_or("")
+    }
+}
 
 /// Routes of the OIDC listener.
-pub(crate) fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<OidcState>) -> Router {
     Router::new()
         .route("/client/register", post(register_client))
         .route("/device_authorization", post(device_authorization))
@@ -81,7 +114,7 @@ fn string_list<'a>(
 }
 
 async fn register_client(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<OidcState>>,
     Extension(body): Extension<ReceivedBody>,
 ) -> Result<Response, OidcError> {
     let obj = object(&body)?;
@@ -108,8 +141,8 @@ async fn register_client(
             ));
         }
     }
-    let reg = shared.oidc().register(Now::current());
-    let base = shared.oidc_url();
+    let reg = shared.store().register(Now::current());
+    let base = shared.url();
     Ok(Json(json!({
         "clientId": reg.client_id,
         "clientSecret": reg.client_secret,
@@ -122,7 +155,7 @@ async fn register_client(
 }
 
 async fn device_authorization(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<OidcState>>,
     Extension(body): Extension<ReceivedBody>,
 ) -> Result<Response, OidcError> {
     let obj = object(&body)?;
@@ -130,9 +163,9 @@ async fn device_authorization(
     let secret = required(obj, "clientSecret")?;
     required(obj, "startUrl")?;
     let dev = shared
-        .oidc()
+        .store()
         .start_device(client_id, secret, Now::current())?;
-    let verification_uri = format!("{}/device", shared.oidc_url());
+    let verification_uri = format!("{}/device", shared.url());
     Ok(Json(json!({
         "deviceCode": dev.device_code,
         "userCode": dev.user_code,
@@ -145,7 +178,7 @@ async fn device_authorization(
 }
 
 async fn create_token(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<OidcState>>,
     Extension(body): Extension<ReceivedBody>,
 ) -> Result<Response, OidcError> {
     let obj = object(&body)?;
@@ -157,13 +190,13 @@ async fn create_token(
         GRANT_DEVICE_CODE => {
             let device_code = required(obj, "deviceCode")?;
             shared
-                .oidc()
+                .store()
                 .poll_device(client_id, secret, device_code, now)?
         }
         GRANT_REFRESH_TOKEN => {
             let refresh_token = required(obj, "refreshToken")?;
             shared
-                .oidc()
+                .store()
                 .refresh(client_id, secret, refresh_token, now)?
         }
         other => {
@@ -189,7 +222,7 @@ struct ApproveQuery {
 }
 
 async fn approve_in_browser(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<OidcState>>,
     Query(q): Query<ApproveQuery>,
 ) -> Response {
     let Some(code) = q.user_code else {
@@ -199,7 +232,7 @@ async fn approve_in_browser(
         )
             .into_response();
     };
-    if shared.oidc().decide(&code, true) {
+    if shared.store().decide(&code, true) {
         format!("upstream-sim: device login {code} approved\n").into_response()
     } else {
         (

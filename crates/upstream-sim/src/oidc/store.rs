@@ -7,7 +7,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use crate::config::OidcConfig;
+use super::config::OidcConfig;
 use crate::ids;
 
 use super::error::{OidcError, OidcErrorCode};

@@ -7,9 +7,9 @@
 
 use serde::Serialize;
 
-use super::content::{self, Flavor};
 use super::scenario::{Scenario, ScenarioKind};
 use super::validate::RequestView;
+use crate::content::{self, Flavor};
 use crate::ids;
 
 /// One event of an answer.

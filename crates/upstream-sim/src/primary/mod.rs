@@ -9,12 +9,13 @@
 //! played ([`events`], [`stream`]).
 
 pub(crate) mod cache;
-pub mod content;
+pub use crate::content;
 pub mod error;
 pub mod events;
 pub mod models;
 pub mod scenario;
 pub mod select;
+pub(crate) mod state;
 pub mod stream;
 pub mod validate;
 
@@ -31,8 +32,8 @@ use axum::{Extension, Json, Router};
 
 use crate::ids;
 use crate::recorder::ReceivedBody;
-use crate::state::Shared;
 use crate::stats::StreamGuard;
+use state::PrimaryState;
 
 use error::ApiError;
 use scenario::{Scenario, ScenarioKind};
@@ -43,7 +44,7 @@ use validate::RequestView;
 pub const EVENT_STREAM_CONTENT_TYPE: &str = "application/vnd.amazon.eventstream";
 
 /// Routes of the API listener.
-pub(crate) fn router(shared: Arc<Shared>) -> Router {
+pub(crate) fn router(shared: Arc<PrimaryState>) -> Router {
     Router::new()
         .route("/generateAssistantResponse", post(generate))
         .route("/ListAvailableModels", get(list_models))
@@ -53,7 +54,7 @@ pub(crate) fn router(shared: Arc<Shared>) -> Router {
 }
 
 /// Check the bearer token.
-fn authorize(shared: &Shared, headers: &HeaderMap) -> Result<(), ApiError> {
+fn authorize(shared: &PrimaryState, headers: &HeaderMap) -> Result<(), ApiError> {
     let token = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
@@ -80,7 +81,7 @@ enum Answer {
     Stream(std::collections::VecDeque<stream::Step>),
 }
 
-fn plan(shared: &Shared, scenario: &Scenario, view: &RequestView<'_>) -> Answer {
+fn plan(shared: &PrimaryState, scenario: &Scenario, view: &RequestView<'_>) -> Answer {
     if let ScenarioKind::Status {
         code,
         retry_after,
@@ -134,7 +135,7 @@ fn plan(shared: &Shared, scenario: &Scenario, view: &RequestView<'_>) -> Answer 
 }
 
 async fn generate(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<PrimaryState>>,
     headers: HeaderMap,
     Extension(body): Extension<ReceivedBody>,
 ) -> Response {
@@ -174,7 +175,7 @@ async fn generate(
 }
 
 async fn list_models(
-    State(shared): State<Arc<Shared>>,
+    State(shared): State<Arc<PrimaryState>>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
 ) -> Response {
@@ -218,7 +219,7 @@ pub const PROFILE_ARN: &str = "arn:aws:codewhisperer:us-east-1:111122223333:prof
 /// Operations of the awsJson1_0 form (`POST /` with `X-Amz-Target`): only
 /// `AmazonCodeWhispererService.ListAvailableProfiles`, which IAM Identity
 /// Center accounts need to learn the `profileArn` their calls must carry.
-async fn rpc_operation(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
+async fn rpc_operation(State(shared): State<Arc<PrimaryState>>, headers: HeaderMap) -> Response {
     let target = headers
         .get("x-amz-target")
         .and_then(|v| v.to_str().ok())

@@ -11,19 +11,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::scenario::{Scenario, ScenarioParseError};
 
-/// The directive prefix of a line.
-pub const DIRECTIVE_PREFIX: &str = "sim:";
-
-/// The specs (text after `sim:`) of every directive line of `content`.
-pub fn directives(content: &str) -> impl Iterator<Item = &str> {
-    // Cheap pre-check: most messages have no directive at all.
-    let any = content.contains(DIRECTIVE_PREFIX);
-    content
-        .lines()
-        .filter(move |_| any)
-        .filter_map(|line| line.trim_start().strip_prefix(DIRECTIVE_PREFIX))
-        .map(str::trim)
-}
+pub use crate::directive::{lines as directives, DIRECTIVE_PREFIX};
 
 /// Parse every directive of `content`; the first bad one is an error.
 pub fn parse_directives(content: &str) -> Result<Vec<Scenario>, ScenarioParseError> {

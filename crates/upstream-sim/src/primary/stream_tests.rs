@@ -1,7 +1,8 @@
 use super::*;
-use crate::stats::StreamCounters;
+use crate::stats::{StreamCounters, StreamGuard};
 use futures::StreamExt;
 use std::sync::Arc;
+use std::time::Duration;
 use wire::eventstream::{Decoder, EventStreamError, Message};
 
 fn events(n: usize) -> Vec<SimEvent> {

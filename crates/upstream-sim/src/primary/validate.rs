@@ -11,7 +11,7 @@ use serde_json::{Map, Value};
 
 use super::error::ApiError;
 use super::models::ModelCatalog;
-use crate::state::ApiSettings;
+use super::state::ApiSettings;
 
 /// Longest tool name the service accepts.
 pub const MAX_TOOL_NAME: usize = 64;

@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::scenario::{Finish, VendorKind, VendorScenario};
 use super::Vendor;
-use crate::primary::content::{self, Flavor};
+use crate::content::{self, Flavor};
 
 /// A tool the request offers: its name and JSON schema.
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -4,21 +4,7 @@
 
 use uuid::Uuid;
 
-const BASE62: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
-/// `len` random characters of `[0-9A-Za-z]`.
-pub(crate) fn base62(len: usize) -> String {
-    let mut out = String::with_capacity(len);
-    while out.len() < len {
-        for b in Uuid::new_v4().into_bytes() {
-            if out.len() == len {
-                break;
-            }
-            out.push(char::from(BASE62[usize::from(b) % BASE62.len()]));
-        }
-    }
-    out
-}
+pub(crate) use crate::ids::base62;
 
 /// `len` random lower-case hex characters.
 pub(crate) fn hex(len: usize) -> String {

@@ -1,14 +1,14 @@
 //! What the four SSE vendors share: the [`Vendor`] names, the scenario type
 //! and its directive grammar ([`scenario`]), scenario choice per vendor
 //! ([`select`]), the vendor-neutral answer plan every format renders
-//! ([`answer`]), SSE framing and pacing with faults (`sse`), small HTTP
-//! helpers (`http`), ids (`ids`), the configuration ([`config`]) and the
+//! ([`answer`]), SSE framing and pacing with faults (`sse`), the played
+//! responses (`reply`), ids (`ids`), the configuration ([`config`]) and the
 //! state kept across requests (`state`).
 
 pub mod answer;
 pub mod config;
-pub(crate) mod http;
 pub(crate) mod ids;
+pub(crate) mod reply;
 pub mod scenario;
 pub mod select;
 pub(crate) mod sse;

@@ -12,7 +12,7 @@ use std::collections::{HashMap, VecDeque};
 
 use super::scenario::{VendorScenario, VendorScenarioParseError};
 use super::Vendor;
-use crate::primary::select::directives;
+use crate::directive::lines as directives;
 
 /// Parse every directive line of `text`; the first bad one is an error.
 pub fn parse_directives(text: &str) -> Result<Vec<VendorScenario>, VendorScenarioParseError> {

@@ -1,22 +1,18 @@
 //! SSE framing of vendor answers and how they are played: events are written
 //! into one buffer (remembering where each ends), the scenario's fault cuts
 //! or ends the list, and its timing turns it into the steps the shared
-//! response body ([`crate::primary::stream::EventStream`]) plays.
+//! response body ([`crate::body::EventStream`]) plays.
 //!
 //! The framing is written here rather than with the project's SSE encoder, so
 //! the simulator does not share the gateway's understanding of the format.
 
 use std::collections::VecDeque;
-use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use serde::Serialize;
 
 use super::scenario::{VendorFault, VendorScenario};
-use crate::primary::stream::Step;
-
-/// Pause before cutting a connection, so the bytes before the cut are flushed.
-const FLUSH_BEFORE_ABORT: Duration = Duration::from_millis(20);
+use crate::body::{cut, pace, Pacing, Step};
 
 /// SSE events written into one buffer.
 #[derive(Debug, Default)]
@@ -98,29 +94,12 @@ pub(crate) fn play(
         }
         None => {}
     }
-    let mut steps = VecDeque::new();
-    if !scenario.first_delay.is_zero() {
-        steps.push_back(Step::Sleep(scenario.first_delay));
-    }
-    let buf = frames.buf.freeze();
-    let paced = !scenario.first_delay.is_zero() || !scenario.interval.is_zero();
-    if paced {
-        let mut start = 0;
-        for (i, &end) in frames.ends.iter().enumerate() {
-            if i > 0 && !scenario.interval.is_zero() {
-                steps.push_back(Step::Sleep(scenario.interval));
-            }
-            steps.push_back(Step::Bytes(buf.slice(start..end)));
-            start = end;
-        }
-    } else if !buf.is_empty() {
-        steps.push_back(Step::Bytes(buf));
-    }
-    if abort {
-        steps.push_back(Step::Sleep(FLUSH_BEFORE_ABORT));
-        steps.push_back(Step::Abort);
-    }
-    steps
+    let pacing = Pacing {
+        first_delay: scenario.first_delay,
+        interval: scenario.interval,
+        abort,
+    };
+    pace(frames.buf.freeze(), &frames.ends, pacing)
 }
 
 /// The steps of a non-streaming body: the first delay, then the body; with
@@ -132,8 +111,7 @@ pub(crate) fn play_body(scenario: &VendorScenario, body: Bytes) -> VecDeque<Step
     }
     if matches!(scenario.fault, Some(VendorFault::Disconnect { .. })) {
         steps.push_back(Step::Bytes(body.slice(..body.len() / 2)));
-        steps.push_back(Step::Sleep(FLUSH_BEFORE_ABORT));
-        steps.push_back(Step::Abort);
+        cut(&mut steps);
     } else {
         steps.push_back(Step::Bytes(body));
     }
@@ -144,6 +122,7 @@ pub(crate) fn play_body(scenario: &VendorScenario, body: Bytes) -> VecDeque<Step
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::time::Duration;
 
     fn three() -> SseFrames {
         let mut f = SseFrames::new();

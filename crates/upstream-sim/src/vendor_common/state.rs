@@ -1,6 +1,8 @@
-//! The vendor simulators' state, one per simulator instance: live settings,
-//! scenario queues, the messages vendor's OAuth tokens, the assistant tokens,
-//! and stream counters per vendor. Each part sits behind its own lock.
+//! The state every vendor simulator shares, one per simulator instance: live
+//! settings, scenario queues, stream counters per vendor, the API listener's
+//! base URL and the accept-any-token switch. Each part sits behind its own
+//! lock; a vendor's own stores (OAuth tokens, code-host users) live in its
+//! module and point here.
 
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
@@ -8,36 +10,33 @@ use super::config::VendorsConfig;
 use super::scenario::VendorScenario;
 use super::select::{self, VendorBook};
 use super::Vendor;
-use crate::assistant_vendor::tokens::AssistantTokens;
-use crate::messages_vendor::oauth::OAuthStore;
+use crate::state::{lock, Switches};
 use crate::stats::StreamCounters;
 
 #[derive(Debug)]
 pub(crate) struct VendorState {
     settings: Mutex<VendorsConfig>,
     book: Mutex<VendorBook>,
-    oauth: Mutex<OAuthStore>,
-    assistant: Mutex<AssistantTokens>,
     streams: [Arc<StreamCounters>; 4],
+    switches: Arc<Switches>,
     /// The API listener's base URL (the assistant token's `endpoints.api` is below it).
     api_base: OnceLock<String>,
 }
 
-/// Lock a mutex, ignoring poisoning: a panicked handler leaves consistent maps.
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
 impl VendorState {
-    pub fn new(config: &VendorsConfig) -> Self {
+    pub fn new(config: &VendorsConfig, switches: Arc<Switches>) -> Self {
         VendorState {
             settings: Mutex::new(config.clone()),
             book: Mutex::new(VendorBook::new(config.default_scenario.clone())),
-            oauth: Mutex::new(OAuthStore::default()),
-            assistant: Mutex::new(AssistantTokens::default()),
             streams: Default::default(),
+            switches,
             api_base: OnceLock::new(),
         }
+    }
+
+    /// Accept any non-empty credential (the vendors' required headers are still checked).
+    pub fn accepts_any_token(&self) -> bool {
+        self.switches.accepts_any_token()
     }
 
     pub fn settings(&self) -> MutexGuard<'_, VendorsConfig> {
@@ -46,14 +45,6 @@ impl VendorState {
 
     pub fn book(&self) -> MutexGuard<'_, VendorBook> {
         lock(&self.book)
-    }
-
-    pub fn oauth(&self) -> MutexGuard<'_, OAuthStore> {
-        lock(&self.oauth)
-    }
-
-    pub fn assistant(&self) -> MutexGuard<'_, AssistantTokens> {
-        lock(&self.assistant)
     }
 
     pub fn streams(&self, vendor: Vendor) -> &Arc<StreamCounters> {

@@ -6,7 +6,6 @@
 
 use std::future::IntoFuture;
 use std::net::SocketAddr;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,21 +16,23 @@ use tokio::net::TcpListener;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::assistant_vendor::tokens::AssistantToken;
-use crate::completions_vendor::Flavor;
+use crate::assistant_vendor::AssistantState;
+use crate::completions_vendor::{Keyed, KeyedMount};
 use crate::config::{OidcConfig, SimConfig};
 use crate::idp::{self, Idp, IdpConfig, IdpRequest, IdpUser};
 use crate::ids;
-use crate::messages_vendor::oauth::OAuthTokens;
-use crate::oidc;
+use crate::messages_vendor::MessagesState;
 use crate::oidc::store::{Now, SeededCredentials};
+use crate::oidc::{self, OidcState};
 use crate::primary;
 use crate::primary::scenario::Scenario;
-use crate::recorder::{record, RecordLayer, RecordedRequest, Service};
-use crate::state::Shared;
+use crate::primary::state::{ApiSettings, PrimaryState};
+use crate::recorder::{record, RecordLayer, RecordedRequest, Recorder, Service};
+use crate::state::Switches;
+
+mod vendor_hooks;
 use crate::stats::StreamStats;
-use crate::vendor_common::config::VendorsConfig;
-use crate::vendor_common::scenario::VendorScenario;
+use crate::vendor_common::state::VendorState;
 use crate::vendor_common::Vendor;
 use crate::{assistant_vendor, completions_vendor, messages_vendor};
 
@@ -41,6 +42,88 @@ pub const OIDC_PREFIX: &str = "/oidc";
 /// How long [`SimHandle::shutdown`] lets open streams finish before cutting them.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(2);
 
+/// Every service's state, composed once per simulator.
+#[derive(Debug)]
+struct Services {
+    recorder: Arc<Recorder>,
+    switches: Arc<Switches>,
+    oidc: Arc<OidcState>,
+    primary: Arc<PrimaryState>,
+    vendors: Arc<VendorState>,
+    messages: Arc<MessagesState>,
+    assistant: Arc<AssistantState>,
+}
+
+impl Services {
+    fn new(config: &SimConfig) -> Self {
+        let switches = Arc::new(Switches::new(config.accept_any_token));
+        let oidc = Arc::new(OidcState::new(config.oidc.clone()));
+        let api = ApiSettings::new(
+            config.models.clone(),
+            config.max_input_bytes,
+            config.require_profile_arn,
+        );
+        let primary = PrimaryState::new(
+            api,
+            config.default_scenario.clone(),
+            switches.clone(),
+            oidc.clone(),
+        );
+        let vendors = Arc::new(VendorState::new(&config.vendors, switches.clone()));
+        Services {
+            recorder: Arc::new(Recorder::new(config.record_limit)),
+            switches,
+            oidc,
+            primary: Arc::new(primary),
+            messages: Arc::new(MessagesState::new(vendors.clone())),
+            assistant: Arc::new(AssistantState::new(vendors.clone())),
+            vendors,
+        }
+    }
+
+    fn with_recording(&self, router: Router, service: Service) -> Router {
+        let layer = RecordLayer {
+            service,
+            recorder: self.recorder.clone(),
+        };
+        router.layer(from_fn_with_state(layer, record))
+    }
+
+    /// Every vendor's routes (full paths under their prefixes), each recorded
+    /// as its own service.
+    fn vendor_routes(&self) -> Router {
+        let keyed = |keyed| {
+            let vendors = self.vendors.clone();
+            completions_vendor::router(Arc::new(KeyedMount { vendors, keyed }))
+        };
+        let routers = [
+            (
+                messages_vendor::router(self.messages.clone()),
+                Service::MessagesVendor,
+            ),
+            (
+                messages_vendor::oauth::router(self.messages.clone()),
+                Service::MessagesVendorOauth,
+            ),
+            (keyed(Keyed::Completions), Service::CompletionsVendor),
+            (keyed(Keyed::Custom), Service::Custom),
+            (
+                assistant_vendor::code_host_router(self.assistant.clone()),
+                Service::AssistantVendorCodeHost,
+            ),
+            (
+                assistant_vendor::api_router(self.assistant.clone()),
+                Service::AssistantVendorApi,
+            ),
+        ];
+        routers
+            .into_iter()
+            .fold(Router::new(), |all, (router, service)| {
+                all.merge(self.with_recording(router, service))
+            })
+    }
+}
+
 /// Start a simulator: the primary API and the SSO OIDC service, each on its
 /// own listener (ports from `config`, 0 = any free port).
 pub async fn start(config: SimConfig) -> anyhow::Result<SimHandle> {
@@ -49,82 +132,38 @@ pub async fn start(config: SimConfig) -> anyhow::Result<SimHandle> {
     let api_addr = api_listener.local_addr()?;
     let oidc_addr = oidc_listener.local_addr()?;
 
-    let shared = Arc::new(Shared::new(&config));
-    shared.set_oidc_url(format!("http://{oidc_addr}"));
-    shared.vendors.set_api_base(format!("http://{api_addr}"));
+    let services = Services::new(&config);
+    services.oidc.set_url(format!("http://{oidc_addr}"));
+    services.vendors.set_api_base(format!("http://{api_addr}"));
     let (shutdown, signal) = watch::channel(false);
 
-    let idp = with_recording(oidc::router(shared.clone()), &shared, Service::Oidc);
+    let idp = services.with_recording(oidc::router(services.oidc.clone()), Service::Oidc);
     // The API listener also serves the OIDC routes under `/oidc`, for setups
     // that want one port (`UPSTREAM_OIDC_ENDPOINT=<base_url>/oidc`). Nested after
     // the API's recording layer, so each request is recorded once, as OIDC.
-    let api = with_recording(
-        primary::router(shared.clone()),
-        &shared,
-        Service::PrimaryApi,
-    )
-    .nest(OIDC_PREFIX, idp.clone());
+    let api = services
+        .with_recording(
+            primary::router(services.primary.clone()),
+            Service::PrimaryApi,
+        )
+        .nest(OIDC_PREFIX, idp.clone());
     // The identity provider lives under `/idp` on the API listener.
     let provider = Arc::new(Idp::new(format!("http://{api_addr}{}", idp::IDP_PREFIX))?);
     let api = api.nest(idp::IDP_PREFIX, idp::router(provider.clone()));
     // Each vendor under its own prefix, recorded as its own service.
-    let api = api.merge(vendor_routes(&shared));
+    let api = api.merge(services.vendor_routes());
     let tasks = vec![
         spawn_server(api_listener, api, signal.clone()),
         spawn_server(oidc_listener, idp, signal),
     ];
     Ok(SimHandle {
-        shared,
+        services,
         api_addr,
         oidc_addr,
         idp: provider,
         shutdown,
         tasks,
     })
-}
-
-fn with_recording(router: Router, shared: &Arc<Shared>, service: Service) -> Router {
-    let layer = RecordLayer {
-        service,
-        recorder: shared.recorder.clone(),
-    };
-    router.layer(from_fn_with_state(layer, record))
-}
-
-/// Every vendor's routes (full paths under their prefixes), each recorded as
-/// its own service.
-fn vendor_routes(shared: &Arc<Shared>) -> Router {
-    let routers = [
-        (
-            messages_vendor::router(shared.clone()),
-            Service::MessagesVendor,
-        ),
-        (
-            messages_vendor::oauth::router(shared.clone()),
-            Service::MessagesVendorOauth,
-        ),
-        (
-            completions_vendor::router(shared.clone(), Flavor::Completions),
-            Service::CompletionsVendor,
-        ),
-        (
-            completions_vendor::router(shared.clone(), Flavor::Custom),
-            Service::Custom,
-        ),
-        (
-            assistant_vendor::code_host_router(shared.clone()),
-            Service::AssistantVendorCodeHost,
-        ),
-        (
-            completions_vendor::router(shared.clone(), Flavor::Assistant),
-            Service::AssistantVendorApi,
-        ),
-    ];
-    routers
-        .into_iter()
-        .fold(Router::new(), |all, (router, service)| {
-            all.merge(with_recording(router, shared, service))
-        })
 }
 
 fn spawn_server(
@@ -151,7 +190,7 @@ fn spawn_server(
 /// when the runtime ends); [`SimHandle::shutdown`] stops them and waits.
 #[derive(Debug)]
 pub struct SimHandle {
-    shared: Arc<Shared>,
+    services: Services,
     api_addr: SocketAddr,
     oidc_addr: SocketAddr,
     idp: Arc<Idp>,
@@ -187,45 +226,45 @@ impl SimHandle {
     /// Queue a scenario for the next chat request (queued scenarios are used
     /// in order, one per request, before any directive).
     pub fn push_scenario(&self, scenario: Scenario) {
-        self.shared.scenarios().push(scenario);
+        self.services.primary.scenarios().push(scenario);
     }
 
     /// Replace the scenario used when a request names none.
     pub fn set_default_scenario(&self, scenario: Option<Scenario>) {
-        self.shared.scenarios().set_default(scenario);
+        self.services.primary.scenarios().set_default(scenario);
     }
 
     /// Drop queued scenarios and reset every `times` counter (primary and vendors).
     pub fn reset_scenarios(&self) {
-        self.shared.scenarios().reset();
-        self.shared.vendors.book().reset();
+        self.services.primary.scenarios().reset();
+        self.services.vendors.book().reset();
     }
 
     // ---- recording ----
 
     /// Every recorded request, oldest first (both services).
     pub fn requests(&self) -> Vec<RecordedRequest> {
-        self.shared.recorder.all()
+        self.services.recorder.all()
     }
 
     /// Recorded requests whose path (without query) is exactly `path`.
     pub fn requests_to(&self, path: &str) -> Vec<RecordedRequest> {
-        self.shared.recorder.to_path(path)
+        self.services.recorder.to_path(path)
     }
 
     /// Forget recorded requests and finished-stream counts (vendors' too).
     pub fn clear(&self) {
-        self.shared.recorder.clear();
-        self.shared.streams.reset();
+        self.services.recorder.clear();
+        self.services.primary.streams.reset();
         for vendor in Vendor::ALL {
-            self.shared.vendors.streams(vendor).reset();
+            self.services.vendors.streams(vendor).reset();
         }
     }
 
     /// Counters of the primary API's streamed answers (see
     /// [`SimHandle::vendor_stream_stats`] for the vendors).
     pub fn stream_stats(&self) -> StreamStats {
-        self.shared.streams.snapshot()
+        self.services.primary.streams.snapshot()
     }
 
     /// Streams whose body was dropped before its end (the client went away).
@@ -242,7 +281,10 @@ impl SimHandle {
 
     /// A fresh access token the API accepts (as if a refresh had just happened).
     pub fn issue_access_token(&self) -> String {
-        self.shared.oidc().issue_access_token(Now::current())
+        self.services
+            .oidc
+            .store()
+            .issue_access_token(Now::current())
     }
 
     /// Register a fresh client and refresh token, as after a device login, for
@@ -259,45 +301,46 @@ impl SimHandle {
 
     /// Register the given client and refresh token.
     pub fn seed_credentials_with(&self, creds: &SeededCredentials) {
-        self.shared.oidc().seed(creds, Now::current());
+        self.services.oidc.store().seed(creds, Now::current());
     }
 
     /// Whether a refresh token is live (issued or seeded, and not rotated away).
     pub fn refresh_token_live(&self, refresh_token: &str) -> bool {
-        self.shared.oidc().refresh_token_live(refresh_token)
+        self.services.oidc.store().refresh_token_live(refresh_token)
     }
 
     /// Revoke every access token issued so far: the next API call gets the
     /// 403 that makes a client refresh and retry.
     pub fn revoke_access_tokens(&self) {
-        self.shared.oidc().revoke_access_tokens();
+        self.services.oidc.store().revoke_access_tokens();
     }
 
     /// Make every access token issued so far expire now.
     pub fn expire_access_tokens(&self) {
-        self.shared.oidc().expire_access_tokens(Instant::now());
+        self.services
+            .oidc
+            .store()
+            .expire_access_tokens(Instant::now());
     }
 
     /// Approve the pending device login with this user code; false if none.
     pub fn approve_device(&self, user_code: &str) -> bool {
-        self.shared.oidc().decide(user_code, true)
+        self.services.oidc.store().decide(user_code, true)
     }
 
     /// Deny the pending device login with this user code; false if none.
     pub fn deny_device(&self, user_code: &str) -> bool {
-        self.shared.oidc().decide(user_code, false)
+        self.services.oidc.store().decide(user_code, false)
     }
 
     /// Change the OIDC behaviour while running.
     pub fn update_oidc(&self, change: impl FnOnce(&mut OidcConfig)) {
-        change(&mut self.shared.oidc().config);
+        change(&mut self.services.oidc.store().config);
     }
 
     /// Accept any bearer token on the API side (or stop doing so).
     pub fn set_accept_any_token(&self, accept: bool) {
-        self.shared
-            .accept_any_token
-            .store(accept, Ordering::Relaxed);
+        self.services.switches.set_accept_any_token(accept);
     }
 
     // ---- the OpenID Connect identity provider (`idp`) ----
@@ -341,163 +384,6 @@ impl SimHandle {
     /// A token of these claims signed with the active key (`kid` in the header).
     pub fn idp_sign(&self, claims: serde_json::Map<String, serde_json::Value>) -> String {
         self.idp.store().sign_claims(claims)
-    }
-
-    // ---- vendor URLs ----
-
-    /// `MESSAGES_VENDOR_BASE_URL`: `{base_url}/messages_vendor` (the gateway
-    /// calls `/v1/messages`, `/v1/messages/count_tokens`, `/v1/models` below it).
-    pub fn messages_vendor_url(&self) -> String {
-        format!("{}{}", self.base_url(), messages_vendor::PREFIX)
-    }
-
-    /// `MESSAGES_VENDOR_OAUTH_BASE_URL`: `{base_url}/messages_vendor_oauth`
-    /// (token endpoint `POST /v1/oauth/token` below it).
-    pub fn messages_vendor_oauth_url(&self) -> String {
-        format!(
-            "{}{}",
-            self.base_url(),
-            messages_vendor::oauth::OAUTH_PREFIX
-        )
-    }
-
-    /// `COMPLETIONS_VENDOR_BASE_URL`: `{base_url}/completions_vendor` (the
-    /// gateway calls `/v1/chat/completions` and `/v1/models` below it).
-    pub fn completions_vendor_url(&self) -> String {
-        format!("{}{}", self.base_url(), completions_vendor::PREFIX)
-    }
-
-    /// `CUSTOM_BASE_URL`, the `/v1` root: `{base_url}/custom/v1` (the gateway
-    /// calls `{custom_url}/chat/completions` and `{custom_url}/models`).
-    pub fn custom_url(&self) -> String {
-        format!("{}{}", self.base_url(), completions_vendor::CUSTOM_PREFIX)
-    }
-
-    /// `ASSISTANT_VENDOR_TOKEN_URL`, the full URL of the token exchange:
-    /// `{base_url}/assistant_vendor_code_host/copilot_internal/v2/token`.
-    pub fn assistant_vendor_token_url(&self) -> String {
-        format!(
-            "{}{}{}",
-            self.base_url(),
-            assistant_vendor::CODE_HOST_PREFIX,
-            assistant_vendor::TOKEN_PATH
-        )
-    }
-
-    /// `ASSISTANT_VENDOR_CODE_HOST_URL`: `{base_url}/assistant_vendor_code_host`.
-    pub fn assistant_vendor_code_host_url(&self) -> String {
-        format!("{}{}", self.base_url(), assistant_vendor::CODE_HOST_PREFIX)
-    }
-
-    /// The assistant chat API, the exchanged token's `endpoints.api`:
-    /// `{base_url}/assistant_vendor_api`.
-    pub fn assistant_vendor_api_url(&self) -> String {
-        format!("{}{}", self.base_url(), assistant_vendor::API_PREFIX)
-    }
-
-    // ---- vendor credentials and settings ----
-
-    /// The `x-api-key` the messages vendor accepts.
-    pub fn messages_vendor_api_key(&self) -> String {
-        self.shared.vendors.settings().messages_api_key.clone()
-    }
-
-    /// The bearer key the completions vendor accepts.
-    pub fn completions_vendor_api_key(&self) -> String {
-        self.shared.vendors.settings().completions_api_key.clone()
-    }
-
-    /// The bearer key the custom endpoint requires, if any.
-    pub fn custom_api_key(&self) -> Option<String> {
-        self.shared.vendors.settings().custom_api_key.clone()
-    }
-
-    /// The code-host token the assistant token exchange accepts.
-    pub fn assistant_vendor_github_token(&self) -> String {
-        self.shared.vendors.settings().github_token.clone()
-    }
-
-    /// Change the vendors' settings while running (keys, token lifetimes,
-    /// OAuth behaviour, strict models; not `default_scenario`).
-    pub fn update_vendors(&self, change: impl FnOnce(&mut VendorsConfig)) {
-        change(&mut self.shared.vendors.settings());
-    }
-
-    // ---- vendor scenarios and streams ----
-
-    /// Queue a scenario for the next chat request to `vendor` (queued
-    /// scenarios are used in order, one per request, before any directive).
-    pub fn push_vendor_scenario(&self, vendor: Vendor, scenario: VendorScenario) {
-        self.shared.vendors.book().push(vendor, scenario);
-    }
-
-    /// Replace the scenario vendors use when a request names none.
-    pub fn set_vendor_default_scenario(&self, scenario: Option<VendorScenario>) {
-        self.shared.vendors.book().set_default(scenario);
-    }
-
-    /// Counters of one vendor's streamed answers.
-    pub fn vendor_stream_stats(&self, vendor: Vendor) -> StreamStats {
-        self.shared.vendors.streams(vendor).snapshot()
-    }
-
-    /// One vendor's streams whose body was dropped before its end.
-    pub fn cancelled_vendor_streams(&self, vendor: Vendor) -> u64 {
-        self.vendor_stream_stats(vendor).cancelled
-    }
-
-    // ---- messages vendor OAuth ----
-
-    /// Fresh OAuth tokens the messages vendor accepts (access token with the
-    /// configured lifetime, and a live refresh token), as after a login.
-    pub fn seed_messages_vendor_oauth(&self) -> OAuthTokens {
-        let ttl = self.shared.vendors.settings().oauth.access_token_ttl;
-        self.seed_messages_vendor_oauth_with_ttl(ttl)
-    }
-
-    /// Fresh OAuth tokens whose access token lives `ttl`.
-    pub fn seed_messages_vendor_oauth_with_ttl(&self, ttl: Duration) -> OAuthTokens {
-        self.shared.vendors.oauth().issue(ttl, Instant::now())
-    }
-
-    /// Register OAuth tokens chosen by the test (`expires_in` from now).
-    pub fn seed_messages_vendor_oauth_with(&self, tokens: &OAuthTokens) {
-        self.shared.vendors.oauth().seed(tokens, Instant::now());
-    }
-
-    /// Make every messages-vendor access token issued so far expire now.
-    pub fn expire_messages_vendor_oauth_tokens(&self) {
-        self.shared.vendors.oauth().expire_all(Instant::now());
-    }
-
-    /// Whether a messages-vendor refresh token is live (not rotated away).
-    pub fn messages_vendor_refresh_token_live(&self, refresh_token: &str) -> bool {
-        self.shared.vendors.oauth().refresh_live(refresh_token)
-    }
-
-    /// Successful refresh grants of the messages vendor so far.
-    pub fn messages_vendor_oauth_refreshes(&self) -> u64 {
-        self.shared.vendors.oauth().refreshes()
-    }
-
-    // ---- assistant vendor tokens ----
-
-    /// An assistant token the chat API accepts, as if exchanged now (counts
-    /// as an exchange).
-    pub fn issue_assistant_vendor_token(&self) -> AssistantToken {
-        let ttl = self.shared.vendors.settings().assistant_token_ttl;
-        self.shared.vendors.assistant().issue(ttl, Instant::now())
-    }
-
-    /// Make every assistant token issued so far expire now: the next chat call
-    /// gets the 401 that makes a client exchange again.
-    pub fn expire_assistant_vendor_tokens(&self) {
-        self.shared.vendors.assistant().expire_all(Instant::now());
-    }
-
-    /// Successful token exchanges so far.
-    pub fn assistant_vendor_exchanges(&self) -> u64 {
-        self.shared.vendors.assistant().exchanges()
     }
 
     /// Stop both listeners and wait (at most 2 s) for open streams to end.

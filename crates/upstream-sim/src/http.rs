@@ -1,22 +1,11 @@
-//! Small HTTP helpers of the vendor simulators: reading credentials from
-//! headers, reading JSON or form bodies, clock values in the vendors' shapes
-//! (Unix seconds, RFC 3339), and building played response bodies.
+//! Small HTTP helpers every simulated service uses: reading credentials and
+//! values from headers, setting headers, `application/x-www-form-urlencoded`
+//! decoding, and clock values in the services' shapes (Unix seconds, RFC 3339).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use axum::body::Body;
 use axum::http::{header, HeaderMap, HeaderName, HeaderValue, StatusCode};
-use axum::response::Response;
-use serde_json::Value;
-
-use crate::primary::stream::{EventStream, Step};
-use crate::recorder::ReceivedBody;
-use crate::stats::{StreamCounters, StreamGuard};
-
-/// `Content-Type` of streamed answers.
-pub(crate) const SSE_CONTENT_TYPE: &str = "text/event-stream; charset=utf-8";
+use axum::response::{Html, IntoResponse, Response};
 
 /// A header's value as text.
 pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
@@ -37,6 +26,55 @@ pub(crate) fn set_header(headers: &mut HeaderMap, name: &'static str, value: &st
     if let Ok(v) = HeaderValue::from_str(value) {
         headers.insert(HeaderName::from_static(name), v);
     }
+}
+
+/// Decoded `a=b&c=d` pairs of a query string, in order.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Params(pub Vec<(String, String)>);
+
+impl Params {
+    pub fn parse(raw: &[u8]) -> Self {
+        Params(
+            url::form_urlencoded::parse(raw)
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    /// The first non-empty value of `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.as_str())
+            .filter(|v| !v.is_empty())
+    }
+}
+
+/// `base` with these query parameters added (a redirect back to a client);
+/// `None` when `base` is not an absolute URL.
+pub(crate) fn with_query(base: &str, pairs: &[(&str, &str)]) -> Option<String> {
+    let mut url = url::Url::parse(base).ok()?;
+    url.query_pairs_mut().extend_pairs(pairs);
+    Some(url.into())
+}
+
+/// A 302 to `location`.
+pub(crate) fn found(location: &str) -> Response {
+    match HeaderValue::from_str(location) {
+        Ok(v) => (StatusCode::FOUND, [(header::LOCATION, v)]).into_response(),
+        Err(_) => error_page(StatusCode::BAD_REQUEST, "The redirect URI is not valid."),
+    }
+}
+
+/// An HTML error page, as a browser-facing authorization page shows one (no
+/// redirect). `message` is fixed text, never a request value.
+pub(crate) fn error_page(status: StatusCode, message: &str) -> Response {
+    let page = format!(
+        "<!doctype html>\n<html><head><title>Authorization error</title></head>\
+         <body><h1>Authorization error</h1><p>{message}</p></body></html>\n"
+    );
+    (status, Html(page)).into_response()
 }
 
 /// Seconds since the Unix epoch.
@@ -74,40 +112,8 @@ fn civil_from_days(days: u64) -> (u64, u64, u64) {
     (y, m, d)
 }
 
-/// The fields of a JSON object body or of a form-encoded body (strings only;
-/// other JSON values are kept as their JSON text). `None` when it is neither.
-pub(crate) fn fields(body: &ReceivedBody) -> Option<HashMap<String, String>> {
-    if let Some(json) = body.json.as_deref() {
-        let obj = json.as_object()?;
-        return Some(
-            obj.iter()
-                .map(|(k, v)| {
-                    let text = match v {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    (k.clone(), text)
-                })
-                .collect(),
-        );
-    }
-    let text = std::str::from_utf8(&body.raw).ok()?.trim();
-    if text.is_empty() || text.starts_with('{') || text.starts_with('[') {
-        return None;
-    }
-    Some(
-        text.split('&')
-            .filter(|pair| !pair.is_empty())
-            .map(|pair| {
-                let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-                (form_decode(k), form_decode(v))
-            })
-            .collect(),
-    )
-}
-
 /// `application/x-www-form-urlencoded` decoding: `+` is a space, `%XX` a byte.
-fn form_decode(s: &str) -> String {
+pub(crate) fn form_decode(s: &str) -> String {
     let bytes = s.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
@@ -134,37 +140,9 @@ fn form_decode(s: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-/// A 200 response whose body plays `steps`, counted as a stream in `counters`.
-pub(crate) fn streamed(
-    steps: VecDeque<Step>,
-    counters: Arc<StreamCounters>,
-    content_type: &'static str,
-) -> Response {
-    let guard = StreamGuard::start(counters);
-    let mut res = Response::new(Body::from_stream(EventStream::new(steps, guard)));
-    *res.status_mut() = StatusCode::OK;
-    res.headers_mut()
-        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
-    res.headers_mut()
-        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    res
-}
-
-/// A 200 JSON response whose body plays `steps` (not counted as a stream).
-pub(crate) fn json_body(steps: VecDeque<Step>) -> Response {
-    let guard = StreamGuard::start(Arc::new(StreamCounters::default()));
-    let mut res = Response::new(Body::from_stream(EventStream::new(steps, guard)));
-    res.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
-    res
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use bytes::Bytes;
 
     #[test]
     fn rfc3339_of_known_times() {
@@ -192,26 +170,10 @@ mod tests {
         assert_eq!(authorization(&h, "Bearer"), Some("abc"));
     }
 
-    fn received(raw: &'static [u8]) -> ReceivedBody {
-        ReceivedBody {
-            raw: Bytes::from_static(raw),
-            json: serde_json::from_slice(raw).ok().map(Arc::new),
-        }
-    }
-
     #[test]
-    fn fields_of_json_and_form_bodies() {
-        let f = fields(&received(br#"{"grant_type":"refresh_token","n":1}"#)).unwrap();
-        assert_eq!(f["grant_type"], "refresh_token");
-        assert_eq!(f["n"], "1");
-        let f = fields(&received(
-            b"grant_type=refresh_token&refresh_token=a%2Bb+c&x",
-        ))
-        .unwrap();
-        assert_eq!(f["refresh_token"], "a+b c");
-        assert_eq!(f["x"], "");
-        assert!(fields(&received(b"")).is_none());
-        assert!(fields(&received(b"[1]")).is_none());
+    fn form_decoding() {
+        assert_eq!(form_decode("a%2Bb+c"), "a+b c");
         assert_eq!(form_decode("%zz%4"), "%zz%4");
+        assert_eq!(form_decode("arn%3Aaws%3Ax"), "arn:aws:x");
     }
 }
