@@ -4,22 +4,22 @@
 //!
 //! | Piece | Direction | Module |
 //! |---|---|---|
-//! | [`into_chat_request`] | client request -> `ChatRequest` | `request` |
-//! | [`from_chat_request`] | `ChatRequest` -> provider request (relays) | `relay` |
+//! | [`into_chat_request`] | client request -> `ChatRequest` | `to_canonical` |
+//! | [`from_chat_request`] | `ChatRequest` -> provider request (relays) | `from_canonical` |
 //! | [`StreamEncoder`], [`error_event`] | `ChatEvent`s -> client SSE bytes | `encoder` |
 //! | [`render_response`], [`response_events`] | whole answers, both ways | `response` |
 //! | [`StreamParser`] | provider SSE events -> `ChatEvent`s | `parser` |
 
 mod encoder;
+mod from_canonical;
 mod parser;
-mod relay;
-mod request;
 mod response;
+mod to_canonical;
 
 pub use encoder::{error_event, StreamEncoder};
 pub use parser::{provider_error, StreamParser};
-pub use relay::{effort_budget, from_chat_request, DEFAULT_MAX_TOKENS};
-pub use request::into_chat_request;
+pub use from_canonical::{effort_budget, from_chat_request, DEFAULT_MAX_TOKENS};
+pub use to_canonical::into_chat_request;
 pub use response::{render_response, response_events};
 
 use serde_json::{Map, Value};

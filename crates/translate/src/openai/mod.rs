@@ -48,13 +48,13 @@ fn usage_from_wire(usage: &wire::openai::CompletionUsage) -> Usage {
 }
 
 #[cfg(test)]
-#[path = "openai/request_tests.rs"]
+#[path = "request_tests.rs"]
 mod request_tests;
 
 #[cfg(test)]
-#[path = "openai/encoder_tests.rs"]
+#[path = "encoder_tests.rs"]
 mod encoder_tests;
 
 #[cfg(test)]
-#[path = "openai/parser_tests.rs"]
+#[path = "parser_tests.rs"]
 mod parser_tests;
