@@ -86,11 +86,13 @@ pub enum SseError {
 /// [`SseParser::finish`] give events; [`SseParser::next_block`] /
 /// [`SseParser::finish_block`] give every block's raw bytes with its event
 /// (the raw-span mode, for relaying a stream byte for byte). Use one pair per
-/// stream: blocks whose events were taken with `next_event` are gone.
+/// stream: blocks whose events were taken with `next_event` are gone (and so
+/// is the LF of a CR LF split right after a block that `next_event` ended).
 ///
 /// Limits: a line over `max_line` bytes, an event whose data is over
-/// `max_event` bytes, or a block over `max_block` raw bytes is an error
-/// before it is buffered further.
+/// `max_event` bytes, or a block over `max_block` raw bytes (its final line
+/// ending aside) is an error before it is buffered further. When a line
+/// breaks both size limits, the one it crossed first is reported.
 #[derive(Debug)]
 pub struct SseParser {
     /// Starts at the current block's first byte.
@@ -238,6 +240,24 @@ impl SseParser {
         result
     }
 
+    /// The limit that the current line and block cross first when they
+    /// reach `end` bytes into the block, if any (the crossing point, not the
+    /// order of the checks, decides, so the error is the same however the
+    /// input was chunked).
+    fn over_limit(&self, end: usize) -> Option<SseError> {
+        let line = end - self.line > self.max_line;
+        let block = end > self.max_block;
+        let line_first = self.line.saturating_add(self.max_line) <= self.max_block;
+        match (line, block) {
+            (true, false) => Some(SseError::LineTooLong { max: self.max_line }),
+            (true, true) if line_first => Some(SseError::LineTooLong { max: self.max_line }),
+            (_, true) => Some(SseError::BlockTooLarge {
+                max: self.max_block,
+            }),
+            (false, false) => None,
+        }
+    }
+
     /// Reads lines until a block ends. `whole_crlf`: a CR at the end of the
     /// buffer waits for the next byte rather than ending its line now.
     fn step(&mut self, whole_crlf: bool) -> Result<Option<Ended>, SseError> {
@@ -256,6 +276,10 @@ impl SseParser {
                 match self.buf.get(self.line) {
                     None if !self.eof => return Ok(None),
                     None => {}
+                    // The CR ended the previous block (events only): its LF
+                    // belongs to no block, so it is dropped rather than
+                    // counted in the next one.
+                    Some(&b'\n') if self.line == 0 => self.buf.advance(1),
                     Some(&b'\n') => {
                         self.line += 1;
                         self.scanned = self.line;
@@ -267,13 +291,8 @@ impl SseParser {
             let rest = self.buf.get(self.scanned..).unwrap_or_default();
             let Some(at) = memchr::memchr2(b'\n', b'\r', rest) else {
                 self.scanned = self.buf.len();
-                if self.buf.len() - self.line > self.max_line {
-                    return Err(SseError::LineTooLong { max: self.max_line });
-                }
-                if self.buf.len() > self.max_block {
-                    return Err(SseError::BlockTooLarge {
-                        max: self.max_block,
-                    });
+                if let Some(err) = self.over_limit(self.buf.len()) {
+                    return Err(err);
                 }
                 if !self.eof {
                     return Ok(None);
@@ -292,8 +311,8 @@ impl SseParser {
                 return Ok(Some((self.buf.len(), event)));
             };
             let end = self.scanned + at;
-            if end - self.line > self.max_line {
-                return Err(SseError::LineTooLong { max: self.max_line });
+            if let Some(err) = self.over_limit(end) {
+                return Err(err);
             }
             let mut next = end + 1;
             if self.buf.get(end) == Some(&b'\r') {
@@ -307,11 +326,6 @@ impl SseParser {
                     }
                     None => self.skip_lf = true,
                 }
-            }
-            if next > self.max_block {
-                return Err(SseError::BlockTooLarge {
-                    max: self.max_block,
-                });
             }
             let blank = end == self.line;
             let event = self

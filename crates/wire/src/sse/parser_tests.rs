@@ -435,3 +435,59 @@ fn raw_mode_keeps_the_other_limits_and_errors() {
     assert_eq!(parser.next_block(), Err(SseError::InvalidUtf8));
     assert_eq!(parser.finish_block(), Err(SseError::InvalidUtf8));
 }
+
+/// Found by fuzzing (`fuzz/run.sh`, target `sse`): a line that broke both the
+/// line and the block limit was reported as whichever check ran first, which
+/// depended on where the chunks were cut.
+#[test]
+fn the_limit_crossed_first_is_reported_at_any_chunking() {
+    // (input, limits, error): the second line crosses the block limit at
+    // byte 16 and its own limit at byte 21; then the reverse.
+    let cases: [(&[u8], usize, SseError); 2] = [
+        (
+            b": 1234567\n: 123456789012\n\n",
+            15,
+            SseError::BlockTooLarge { max: 15 },
+        ),
+        (
+            b": 1234567\n: 123456789012\n\n",
+            22,
+            SseError::LineTooLong { max: 10 },
+        ),
+    ];
+    for (input, max_block, want) in cases {
+        for chunk in 1..=input.len() {
+            let parser = || SseParser::with_limits(10, 100).with_max_block(max_block);
+            let mut events = parser();
+            let mut blocks = parser();
+            let (mut got_event, mut got_block) = (None, None);
+            for piece in input.chunks(chunk) {
+                events.feed(piece);
+                blocks.feed(piece);
+                got_event = got_event.or(events.next_event().err());
+                got_block = got_block.or(blocks.next_block().err());
+            }
+            assert_eq!(got_event.as_ref(), Some(&want), "events, chunk {chunk}");
+            assert_eq!(got_block.as_ref(), Some(&want), "blocks, chunk {chunk}");
+        }
+    }
+}
+
+/// The LF of a CR LF cut right after a block that `next_event` ended counts
+/// in no block, so the block limit does not depend on the chunking.
+#[test]
+fn a_split_crlf_after_an_event_counts_in_no_block() {
+    let input = b"data: 01\r\n\r\ndata: 0123456\r\n\r\n"; // blocks of 12 and 17 bytes
+    for chunk in 1..=input.len() {
+        let mut parser = SseParser::new().with_max_block(15);
+        let mut got = Vec::new();
+        for piece in input.chunks(chunk) {
+            parser.feed(piece);
+            while let Some(e) = parser.next_event().unwrap() {
+                got.push(e);
+            }
+        }
+        assert_eq!(parser.finish(), Ok(None));
+        assert_eq!(got, [data("01"), data("0123456")], "chunk {chunk}");
+    }
+}
