@@ -136,7 +136,7 @@ impl ProviderEvents {
         self.done = true;
         out.push(ChatEvent::Error(StreamError {
             status: 502,
-            kind: "upstream_api_error".to_owned(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message,
         }));
     }

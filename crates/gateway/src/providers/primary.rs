@@ -197,7 +197,7 @@ impl EventSource {
         let mut summary = self.parser.finish(&mut Vec::new());
         let err = StreamError {
             status: StatusCode::BAD_GATEWAY.as_u16(),
-            kind: "upstream_api_error".to_owned(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message,
         };
         summary.error = Some(err.clone());
