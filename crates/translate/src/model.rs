@@ -313,3 +313,29 @@ impl PartialEq<&str> for StreamErrorKind {
         self.as_str() == *other
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_error_kinds_keep_their_wire_strings() {
+        for (kind, wire) in [
+            (StreamErrorKind::UpstreamApi, "upstream_api_error"),
+            (StreamErrorKind::Overloaded, "overloaded_error"),
+        ] {
+            assert_eq!(kind.as_str(), wire);
+            assert_eq!(kind.to_string(), wire);
+            assert_eq!(kind, wire);
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{wire}\""));
+        }
+        assert_eq!(
+            StreamError::upstream(502, "cut"),
+            StreamError {
+                status: 502,
+                kind: StreamErrorKind::UpstreamApi,
+                message: "cut".into()
+            }
+        );
+    }
+}
