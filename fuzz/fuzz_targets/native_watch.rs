@@ -27,7 +27,11 @@ fn relay(format: ClientFormat, strip: bool, pieces: &[&[u8]]) -> Result<Verdict,
         blocks.push(block);
     }
     for block in blocks {
-        let s = block.event.as_ref().map(|e| watch.observe(e)).unwrap_or_default();
+        let s = block
+            .event
+            .as_ref()
+            .map(|e| watch.observe(e))
+            .unwrap_or_default();
         if !s.drop {
             forwarded.extend_from_slice(&block.raw);
         }

@@ -56,5 +56,7 @@ fn check(pieces: &[&[u8]], input: &[u8], parser: fn() -> SseParser) {
 fuzz_target!(|data: &[u8]| {
     let (pieces, input) = gateway_fuzz::split(data);
     check(&pieces, input, SseParser::new);
-    check(&pieces, input, || SseParser::with_limits(40, 60).with_max_block(100));
+    check(&pieces, input, || {
+        SseParser::with_limits(40, 60).with_max_block(100)
+    });
 });

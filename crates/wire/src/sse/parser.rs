@@ -244,18 +244,21 @@ impl SseParser {
     /// reach `end` bytes into the block, if any (the crossing point, not the
     /// order of the checks, decides, so the error is the same however the
     /// input was chunked).
+    #[inline]
     fn over_limit(&self, end: usize) -> Option<SseError> {
         let line = end - self.line > self.max_line;
         let block = end > self.max_block;
-        let line_first = self.line.saturating_add(self.max_line) <= self.max_block;
-        match (line, block) {
-            (true, false) => Some(SseError::LineTooLong { max: self.max_line }),
-            (true, true) if line_first => Some(SseError::LineTooLong { max: self.max_line }),
-            (_, true) => Some(SseError::BlockTooLarge {
-                max: self.max_block,
-            }),
-            (false, false) => None,
+        if !line && !block {
+            return None;
         }
+        let line_first = !block || self.line.saturating_add(self.max_line) <= self.max_block;
+        Some(if line && line_first {
+            SseError::LineTooLong { max: self.max_line }
+        } else {
+            SseError::BlockTooLarge {
+                max: self.max_block,
+            }
+        })
     }
 
     /// Reads lines until a block ends. `whole_crlf`: a CR at the end of the
