@@ -44,6 +44,8 @@ fn check(pieces: &[&[u8]], input: &[u8], parser: fn() -> SseParser) {
         Ok(blocks) => {
             let raw: Vec<u8> = blocks.iter().flat_map(|b| b.raw.iter().copied()).collect();
             assert_eq!(raw, input);
+            // Only the last block may lack its blank line.
+            assert!(blocks.iter().rev().skip(1).all(|b| b.terminated));
             let from_blocks: Vec<SseEvent> = blocks.into_iter().filter_map(|b| b.event).collect();
             assert_eq!(Ok(from_blocks), evs);
         }

@@ -50,6 +50,10 @@ pub struct SseBlock {
     /// The event the block dispatches; `None` for a block without `data`
     /// (comments only, `event:` or `id:` alone, a stray blank line).
     pub event: Option<SseEvent>,
+    /// The block ends with its blank line; `false` only for the last block at
+    /// end of input when the input stopped before one (a relay adds the
+    /// blank line so its client sees the event end).
+    pub terminated: bool,
 }
 
 /// Why the stream cannot be parsed further. Errors are final: every later call
@@ -123,8 +127,9 @@ struct Pending {
     max_event: usize,
 }
 
-/// A block ended: its length in `buf` and its event.
-type Ended = (usize, Option<SseEvent>);
+/// A block ended: its length in `buf`, its event, and whether a blank line
+/// ended it (rather than the end of input).
+type Ended = (usize, Option<SseEvent>, bool);
 
 impl Default for SseParser {
     fn default() -> Self {
@@ -206,7 +211,7 @@ impl SseParser {
         loop {
             match self.poll(false)? {
                 None => return Ok(None),
-                Some((len, event)) => {
+                Some((len, event, _)) => {
                     self.buf.advance(len);
                     if event.is_some() {
                         return Ok(event);
@@ -217,9 +222,10 @@ impl SseParser {
     }
 
     fn blocks(&mut self) -> Result<Option<SseBlock>, SseError> {
-        Ok(self.poll(true)?.map(|(len, event)| SseBlock {
+        Ok(self.poll(true)?.map(|(len, event, terminated)| SseBlock {
             raw: self.buf.split_to(len).freeze(),
             event,
+            terminated,
         }))
     }
 
@@ -311,7 +317,7 @@ impl SseParser {
                 if self.buf.is_empty() && event.is_none() {
                     return Ok(None);
                 }
-                return Ok(Some((self.buf.len(), event)));
+                return Ok(Some((self.buf.len(), event, false)));
             };
             let end = self.scanned + at;
             if let Some(err) = self.over_limit(end) {
@@ -337,7 +343,7 @@ impl SseParser {
             self.line = next;
             self.scanned = next;
             if blank {
-                return Ok(Some((next, event)));
+                return Ok(Some((next, event, true)));
             }
         }
     }

@@ -324,6 +324,7 @@ fn a_crlf_split_between_chunks_is_one_terminator_of_the_block() {
     parser.feed(b"data: 1\r\r");
     assert_eq!(parser.next_block(), Ok(None));
     let last = parser.finish_block().unwrap().unwrap();
+    assert!(last.terminated);
     assert_eq!(
         (&last.raw[..], last.event),
         (&b"data: 1\r\r"[..], Some(data("1")))
@@ -359,6 +360,7 @@ fn the_end_of_input_gives_the_rest_as_a_last_block() {
     );
     assert_eq!(parser.next_block(), Ok(None));
     let last = parser.finish_block().unwrap().unwrap();
+    assert!(!last.terminated, "the input stopped before the blank line");
     assert_eq!(
         (&last.raw[..], last.event),
         (&b"data: [DONE]\n"[..], Some(data("[DONE]")))
