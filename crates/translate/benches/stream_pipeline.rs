@@ -2,12 +2,20 @@
 //! bytes (fed in 16 KiB reads) -> `wire::eventstream::Decoder` ->
 //! `translate::primary::StreamParser` -> the OpenAI or Anthropic `StreamEncoder`
 //! -> SSE bytes. Throughput is reported over the upstream bytes and per event.
+//!
+//! Also the native relay's path, where the client speaks the provider's
+//! format: SSE bytes (16 KiB reads) -> `wire::sse::SseParser` raw blocks with
+//! their events (one scan) -> `translate::watch::Watch` (usage, errors,
+//! ending) -> the same bytes out, for a chat-completions and a messages
+//! stream.
 
 use bytes::BytesMut;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use translate::primary::{ParserOptions, StreamParser};
+use translate::watch::{Ending, Watch};
 use translate::{ChatEvent, ClientFormat, ResponseMeta, Usage};
 use wire::eventstream::{encode_event, Decoder};
+use wire::sse::{write_data, write_event, SseParser};
 
 const EVENTS: usize = 2000;
 const READ: usize = 16 * 1024;
@@ -131,5 +139,113 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// A provider's native stream of `EVENTS` text deltas in `format`, with its
+/// usage and proper end.
+fn native_stream(format: ClientFormat) -> Vec<u8> {
+    let words = "The gateway relays native streams byte for byte; ";
+    let mut out = BytesMut::new();
+    let text = |i: usize| -> String {
+        words
+            .chars()
+            .cycle()
+            .skip(i % 7)
+            .take(8 + (i * 37) % 60)
+            .collect()
+    };
+    match format {
+        ClientFormat::OpenAi => {
+            let chunk = |delta: serde_json::Value, finish: serde_json::Value| {
+                serde_json::json!({"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1_760_000_000,
+                    "model": "gpt-4o", "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+                .to_string()
+            };
+            write_data(
+                &mut out,
+                chunk(
+                    serde_json::json!({"role": "assistant", "content": ""}),
+                    serde_json::Value::Null,
+                )
+                .as_bytes(),
+            );
+            for i in 0..EVENTS {
+                write_data(
+                    &mut out,
+                    chunk(
+                        serde_json::json!({"content": text(i)}),
+                        serde_json::Value::Null,
+                    )
+                    .as_bytes(),
+                );
+            }
+            write_data(
+                &mut out,
+                chunk(serde_json::json!({}), serde_json::json!("stop")).as_bytes(),
+            );
+            write_data(&mut out, br#"{"id":"chatcmpl-1","object":"chat.completion.chunk","choices":[],"usage":{"prompt_tokens":900,"completion_tokens":2000,"total_tokens":2900}}"#);
+            out.extend_from_slice(wire::sse::DONE);
+        }
+        ClientFormat::Anthropic => {
+            write_event(&mut out, "message_start", br#"{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"usage":{"input_tokens":900,"output_tokens":1}}}"#);
+            write_event(&mut out, "content_block_start", br#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#);
+            for i in 0..EVENTS {
+                let delta = serde_json::json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text(i)}});
+                write_event(
+                    &mut out,
+                    "content_block_delta",
+                    delta.to_string().as_bytes(),
+                );
+            }
+            write_event(
+                &mut out,
+                "content_block_stop",
+                br#"{"type":"content_block_stop","index":0}"#,
+            );
+            write_event(&mut out, "message_delta", br#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":2000}}"#);
+            write_event(&mut out, "message_stop", br#"{"type":"message_stop"}"#);
+        }
+    }
+    out.to_vec()
+}
+
+/// What the native relay does per read: raw blocks and events in one scan,
+/// the watch on the side, the kept blocks forwarded.
+fn native_relay(input: &[u8], format: ClientFormat) -> usize {
+    let mut parser = SseParser::new();
+    let mut watch = Watch::new(format, true);
+    let mut forwarded = 0usize;
+    for read in input.chunks(READ) {
+        parser.feed(read);
+        while let Ok(Some(block)) = parser.next_block() {
+            let seen = block
+                .event
+                .as_ref()
+                .map(|e| watch.observe(e))
+                .unwrap_or_default();
+            if !seen.drop {
+                forwarded += black_box(block.raw).len();
+            }
+        }
+    }
+    assert!(matches!(parser.finish_block(), Ok(None)));
+    assert_eq!(watch.ending(), Ending::Complete);
+    assert_eq!(watch.usage().output_tokens, Some(2000));
+    forwarded
+}
+
+fn bench_native(c: &mut Criterion) {
+    let mut group = c.benchmark_group("native_relay_watch");
+    for (name, format) in [
+        ("openai", ClientFormat::OpenAi),
+        ("anthropic", ClientFormat::Anthropic),
+    ] {
+        let input = native_stream(format);
+        group.throughput(Throughput::Bytes(input.len() as u64));
+        group.bench_function(format!("{name}_bytes"), |b| {
+            b.iter(|| black_box(native_relay(&input, format)))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_native);
 criterion_main!(benches);

@@ -242,7 +242,7 @@ mod tests {
         c.push(ChatEvent::TextDelta("x".into()));
         c.push(ChatEvent::Error(StreamError {
             status: 500,
-            kind: "upstream_api_error".into(),
+            kind: crate::StreamErrorKind::UpstreamApi,
             message: "boom".into(),
         }));
         assert_eq!(c.finish().unwrap_err().message, "boom");

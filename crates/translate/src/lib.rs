@@ -9,8 +9,9 @@
 //! [`collect::Collector`] and rendered by the client format.
 //!
 //! Also here: the `<thinking>` splitter ([`thinking`]), fake-reasoning injection
-//! ([`fake_reasoning`]), truncation detection and recovery ([`truncation`]) and
-//! token estimates ([`tokens`]).
+//! ([`fake_reasoning`]), truncation detection and recovery ([`truncation`]),
+//! token estimates ([`tokens`]) and the side view of a stream relayed in its
+//! own format ([`watch`]: usage, errors, how it ended).
 //!
 //! It is pure: no I/O, no clock, no randomness (ids and timestamps come from the
 //! caller). It depends on `wire` only, never on tokio, axum, reqwest or sqlx.
@@ -26,6 +27,7 @@ pub mod stop;
 pub mod thinking;
 pub mod tokens;
 pub mod truncation;
+pub mod watch;
 
 pub use collect::{ChatResponse, Collector};
 pub use error::TranslateError;

@@ -252,7 +252,90 @@ pub enum ChatEvent {
 pub struct StreamError {
     /// The HTTP status the error would have had (e.g. 429, 500, 529).
     pub status: u16,
-    /// Error type in the gateway's vocabulary (e.g. `upstream_api_error`, `overloaded_error`).
-    pub kind: String,
+    /// Error type in the gateway's vocabulary.
+    pub kind: StreamErrorKind,
     pub message: String,
+}
+
+impl StreamError {
+    /// An `upstream_api_error` with the provider's (or the gateway's) status.
+    pub fn upstream(status: u16, message: impl Into<String>) -> StreamError {
+        StreamError {
+            status,
+            kind: StreamErrorKind::UpstreamApi,
+            message: message.into(),
+        }
+    }
+}
+
+/// The `type` of an in-stream error, as both client formats write it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum StreamErrorKind {
+    /// `upstream_api_error`: a provider's error, or a broken provider stream.
+    UpstreamApi,
+    /// `overloaded_error`: the provider is overloaded (529); the messages
+    /// format has a type of its own for it.
+    Overloaded,
+}
+
+impl StreamErrorKind {
+    /// The wire string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StreamErrorKind::UpstreamApi => "upstream_api_error",
+            StreamErrorKind::Overloaded => "overloaded_error",
+        }
+    }
+}
+
+impl std::fmt::Display for StreamErrorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Serialized as its wire string, as the `String` it replaced was.
+impl serde::Serialize for StreamErrorKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Compares with the wire string (`kind == "overloaded_error"`).
+impl PartialEq<str> for StreamErrorKind {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for StreamErrorKind {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_error_kinds_keep_their_wire_strings() {
+        for (kind, wire) in [
+            (StreamErrorKind::UpstreamApi, "upstream_api_error"),
+            (StreamErrorKind::Overloaded, "overloaded_error"),
+        ] {
+            assert_eq!(kind.as_str(), wire);
+            assert_eq!(kind.to_string(), wire);
+            assert_eq!(kind, wire);
+            assert_eq!(serde_json::to_string(&kind).unwrap(), format!("\"{wire}\""));
+        }
+        assert_eq!(
+            StreamError::upstream(502, "cut"),
+            StreamError {
+                status: 502,
+                kind: StreamErrorKind::UpstreamApi,
+                message: "cut".into()
+            }
+        );
+    }
 }

@@ -8,9 +8,10 @@
 //!   and allocates nothing; on English prose, code, JSON and CJK text it lands
 //!   within 10 % of the real BPE count, on URL-heavy or accented text within
 //!   20 % (the calibration test pins every sample inside 0.85-1.2x).
-//! - [`count_text_bpe`], the real `cl100k_base` BPE (tiktoken-rs, vocabulary
-//!   embedded in the crate, loaded once on first use): exact for OpenAI models,
-//!   but roughly a thousand times slower, so it is kept for calibration.
+//! - `count_text_bpe` (test builds only), the real `cl100k_base` BPE
+//!   (tiktoken-rs, a dev-dependency, vocabulary embedded in that crate): exact
+//!   for OpenAI models but roughly a thousand times slower, so it is kept for
+//!   the calibration test and never ships.
 //!
 //! Claude models use their own tokenizer, which is not public; it yields
 //! somewhat more tokens than `cl100k_base`, so [`CLAUDE_CORRECTION`] scales
@@ -20,10 +21,6 @@
 //! Per-message overheads follow OpenAI's published accounting for chat
 //! (about 4 tokens per message, 3 to prime the reply), and images count a flat
 //! [`IMAGE_TOKENS`] since their real cost depends on resolution.
-
-use std::sync::OnceLock;
-
-use tiktoken_rs::CoreBPE;
 
 use crate::model::{ChatRequest, ContentPart, ImageSource, ToolResultContent};
 
@@ -35,20 +32,6 @@ const PER_MESSAGE: u32 = 4;
 const REPLY_PRIMING: u32 = 3;
 /// Multiplier applied for Claude-family models (their tokenizer is finer).
 pub const CLAUDE_CORRECTION: f64 = 1.15;
-
-fn bpe() -> Option<&'static CoreBPE> {
-    static BPE: OnceLock<Option<CoreBPE>> = OnceLock::new();
-    BPE.get_or_init(|| tiktoken_rs::cl100k_base().ok()).as_ref()
-}
-
-/// Exact `cl100k_base` token count of `text` (slow; see the module doc).
-/// Falls back to [`count_text`] if the vocabulary cannot be loaded.
-pub fn count_text_bpe(text: &str) -> u32 {
-    match bpe() {
-        Some(bpe) => saturate(bpe.encode_ordinary(text).len()),
-        None => count_text(text),
-    }
-}
 
 /// Estimated `cl100k_base` tokens in `text`, in one pass without allocation.
 pub fn count_text(text: &str) -> u32 {
@@ -231,8 +214,19 @@ fn saturate(n: usize) -> u32 {
 
 #[cfg(test)]
 mod tests {
+    use std::sync::OnceLock;
+
+    use tiktoken_rs::CoreBPE;
+
     use super::*;
     use crate::model::{Message, Role, SystemBlock};
+
+    /// Exact `cl100k_base` token count of `text` (slow; see the module doc).
+    fn count_text_bpe(text: &str) -> u32 {
+        static BPE: OnceLock<CoreBPE> = OnceLock::new();
+        let bpe = BPE.get_or_init(|| tiktoken_rs::cl100k_base().unwrap());
+        saturate(bpe.encode_ordinary(text).len())
+    }
 
     const SAMPLES: &[(&str, &str)] = &[
         ("prose", "The gateway accepts chat requests in two formats and routes them to an upstream provider, translating formats where needed. Streaming uses Server-Sent Events, and reasoning wrapped in thinking tags is extracted and exposed separately. Truncated responses are detected and recovered by retry, with recovery instructions injected into the conversation. Optional content guardrails validate input and output through a cloud service plus a rule-expression engine."),

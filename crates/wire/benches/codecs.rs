@@ -1,6 +1,8 @@
 //! Throughput of the two stream decoders on realistic input fed in 16 KiB
 //! network-sized chunks, with the AWS SDK's event-stream decoder alongside
-//! for comparison.
+//! for comparison; the SSE parser in both of its modes (events, and raw
+//! blocks with their events); and `json::RawObject`'s parse, rewrite and
+//! write of a request body.
 //!
 //! Run: `cargo bench -p wire --bench codecs -- --warm-up-time 1 --measurement-time 3`
 
@@ -15,6 +17,7 @@ use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
 use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use wire::eventstream::{encode_event, Decoder, Message};
+use wire::json::RawObject;
 use wire::sse::{write_data, SseParser};
 
 const FRAMES: usize = 2000;
@@ -189,8 +192,119 @@ fn sse(c: &mut Criterion) {
             black_box(n)
         })
     });
+    // The native relay's reading: every block's raw bytes and its event, in
+    // the same one scan; then, for comparison, the two scans it replaces (a
+    // block splitter, then the parser over each block).
+    group.bench_function("wire_raw_spans", |b| {
+        b.iter(|| {
+            let mut parser = SseParser::new();
+            let mut n = 0usize;
+            for chunk in input.chunks(CHUNK) {
+                parser.feed(chunk);
+                while let Some(block) = parser.next_block().unwrap() {
+                    n += block.raw.len() + block.event.map_or(0, |e| e.data.len());
+                }
+            }
+            assert!(parser.finish_block().unwrap().is_none());
+            black_box(n)
+        })
+    });
+    group.bench_function("two_scans_before", |b| {
+        b.iter(|| {
+            let mut splitter = TwoScans::default();
+            let mut parser = SseParser::new();
+            let mut n = 0usize;
+            for chunk in input.chunks(CHUNK) {
+                splitter.buf.extend_from_slice(chunk);
+                while let Some(block) = splitter.next_block() {
+                    parser.feed(&block);
+                    let event = parser.next_event().unwrap();
+                    n += block.len() + event.map_or(0, |e| e.data.len());
+                }
+            }
+            black_box(n)
+        })
+    });
     group.finish();
 }
 
-criterion_group!(benches, eventstream, sse);
+/// The gateway's former block splitter (`pipeline/sse_blocks.rs` before the
+/// raw-span mode), kept here only to measure what one scan saves.
+#[derive(Default)]
+struct TwoScans {
+    buf: BytesMut,
+    pos: usize,
+    line_start: usize,
+}
+
+impl TwoScans {
+    fn next_block(&mut self) -> Option<bytes::Bytes> {
+        while let Some(at) = self
+            .buf
+            .get(self.pos..)
+            .and_then(|rest| rest.iter().position(|&b| b == b'\n' || b == b'\r'))
+        {
+            let end = self.pos + at;
+            let term = match self.buf.get(end) {
+                Some(b'\r') => match self.buf.get(end + 1) {
+                    Some(b'\n') => 2,
+                    Some(_) => 1,
+                    None => return None,
+                },
+                _ => 1,
+            };
+            let empty_line = end == self.line_start;
+            self.pos = end + term;
+            self.line_start = self.pos;
+            if empty_line {
+                let block = self.buf.split_to(self.pos).freeze();
+                self.pos = 0;
+                self.line_start = 0;
+                return Some(block);
+            }
+        }
+        self.pos = self.buf.len();
+        None
+    }
+}
+
+/// A chat-completions body of 20 messages (~6 KiB) with vendor extras.
+fn request_body() -> Vec<u8> {
+    let mut rng = Lcg(5);
+    let messages: Vec<serde_json::Value> = (0..20)
+        .map(|i| {
+            let len = 100 + rng.next(400);
+            serde_json::json!({
+                "role": if i % 2 == 0 { "user" } else { "assistant" },
+                "content": text(&mut rng, len),
+            })
+        })
+        .collect();
+    serde_json::to_vec(&serde_json::json!({
+        "model": "custom/llama3.1-70b",
+        "messages": messages,
+        "temperature": 0.7,
+        "max_tokens": 1024,
+        "stream": true,
+        "x_vendor": {"priority": "high", "tags": ["a", "b"]},
+    }))
+    .unwrap()
+}
+
+fn raw_object(c: &mut Criterion) {
+    let body = request_body();
+    let mut group = c.benchmark_group("raw_object_rewrite");
+    group.throughput(Throughput::Bytes(body.len() as u64));
+    group.bench_function("parse_set_model_usage_write", |b| {
+        b.iter(|| {
+            let mut obj = RawObject::parse(black_box(&body)).unwrap();
+            obj.set("model", &"llama3.1-70b").unwrap();
+            obj.force_include_usage().unwrap();
+            black_box(obj.to_bytes())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, eventstream, sse, raw_object);
 criterion_main!(benches);

@@ -365,9 +365,9 @@ fn write_cache_usage(out: &mut BytesMut, usage: &Usage) {
 /// The in-stream error of the messages format:
 /// `event: error` / `data: {"type":"error","error":{"type":..,"message":..}}`.
 pub fn error_event(err: &StreamError, out: &mut BytesMut) {
-    out.reserve(err.kind.len() + err.message.len() + 64);
+    out.reserve(err.message.len() + 64);
     out.put_slice(b"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":");
-    write_str(out, &err.kind);
+    write_str(out, err.kind.as_str());
     out.put_slice(b",\"message\":");
     write_str(out, &err.message);
     out.put_slice(b"}}\n\n");

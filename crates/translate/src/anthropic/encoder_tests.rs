@@ -187,7 +187,7 @@ fn error_mid_stream_bytes_and_nothing_after() {
     enc.push(
         &ChatEvent::Error(StreamError {
             status: 529,
-            kind: "overloaded_error".into(),
+            kind: crate::StreamErrorKind::Overloaded,
             message: "Overloaded \"now\"".into(),
         }),
         &mut out,
@@ -217,7 +217,7 @@ fn error_event_alone() {
     error_event(
         &StreamError {
             status: 500,
-            kind: "upstream_api_error".into(),
+            kind: crate::StreamErrorKind::UpstreamApi,
             message: "boom\n".into(),
         },
         &mut out,

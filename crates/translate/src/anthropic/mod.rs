@@ -4,27 +4,40 @@
 //!
 //! | Piece | Direction | Module |
 //! |---|---|---|
-//! | [`into_chat_request`] | client request -> `ChatRequest` | `request` |
-//! | [`from_chat_request`] | `ChatRequest` -> provider request (relays) | `relay` |
+//! | [`into_chat_request`] | client request -> `ChatRequest` | `to_canonical` |
+//! | [`from_chat_request`] | `ChatRequest` -> provider request (relays) | `from_canonical` |
 //! | [`StreamEncoder`], [`error_event`] | `ChatEvent`s -> client SSE bytes | `encoder` |
 //! | [`render_response`], [`response_events`] | whole answers, both ways | `response` |
-//! | [`StreamParser`] | provider SSE events -> `ChatEvent`s | `parser` |
+//! | [`StreamParser`], [`provider_error`] | provider SSE events -> `ChatEvent`s | `parser` |
+//! | [`StreamWatch`] | provider SSE events, relayed as they are -> usage, errors, ending | `watch` |
 
 mod encoder;
+mod from_canonical;
 mod parser;
-mod relay;
-mod request;
 mod response;
+mod to_canonical;
+mod watch;
 
 pub use encoder::{error_event, StreamEncoder};
+pub use from_canonical::{effort_budget, from_chat_request, DEFAULT_MAX_TOKENS};
 pub use parser::{provider_error, StreamParser};
-pub use relay::{effort_budget, from_chat_request, DEFAULT_MAX_TOKENS};
-pub use request::into_chat_request;
 pub use response::{render_response, response_events};
+pub use to_canonical::into_chat_request;
+pub use watch::StreamWatch;
 
 use serde_json::{Map, Value};
 
-use crate::model::StopReason;
+use crate::model::{StopReason, Usage};
+
+/// Canonical usage of a stream event's usage object (all four counts).
+fn usage_from_stream(u: &wire::anthropic::StreamUsage) -> Usage {
+    Usage {
+        input_tokens: u.input_tokens,
+        output_tokens: u.output_tokens,
+        cache_read_tokens: u.cache_read_input_tokens,
+        cache_write_tokens: u.cache_creation_input_tokens,
+    }
+}
 
 /// The stop reason a client sees: `tool_use` when the answer called tools and
 /// the provider said `end_turn` (or nothing), else the provider's reason.

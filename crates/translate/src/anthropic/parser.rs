@@ -15,8 +15,9 @@
 use wire::anthropic as w;
 use wire::sse::SseEvent;
 
+use super::usage_from_stream;
 use crate::error::TranslateError;
-use crate::model::{ChatEvent, StreamError, Usage};
+use crate::model::{ChatEvent, StreamError, StreamErrorKind, Usage};
 use crate::stop;
 
 /// Parses one provider stream; feed it every SSE event, then call `finish`.
@@ -87,10 +88,8 @@ impl StreamParser {
                     push_usage(
                         out,
                         Usage {
-                            input_tokens: u.input_tokens,
                             output_tokens: None,
-                            cache_read_tokens: u.cache_read_input_tokens,
-                            cache_write_tokens: u.cache_creation_input_tokens,
+                            ..usage_from_stream(&u)
                         },
                     );
                 }
@@ -102,15 +101,7 @@ impl StreamParser {
             w::StreamEvent::ContentBlockDelta { index, delta } => self.delta(index, delta, out)?,
             w::StreamEvent::ContentBlockStop { index } => self.stop_block(index, out),
             w::StreamEvent::MessageDelta { delta, usage } => {
-                push_usage(
-                    out,
-                    Usage {
-                        input_tokens: usage.input_tokens,
-                        output_tokens: usage.output_tokens,
-                        cache_read_tokens: usage.cache_read_input_tokens,
-                        cache_write_tokens: usage.cache_creation_input_tokens,
-                    },
-                );
+                push_usage(out, usage_from_stream(&usage));
                 if let Some(reason) = delta.stop_reason {
                     self.stopped = true;
                     out.push(ChatEvent::Stop {
@@ -138,11 +129,10 @@ impl StreamParser {
             return;
         }
         self.ended = true;
-        out.push(ChatEvent::Error(StreamError {
-            status: 502,
-            kind: "upstream_api_error".to_owned(),
-            message: "the provider's stream ended before the message was complete".to_owned(),
-        }));
+        out.push(ChatEvent::Error(StreamError::upstream(
+            502,
+            "the provider's stream ended before the message was complete",
+        )));
     }
 
     fn start_block(&mut self, index: u32, block: w::ContentBlock, out: &mut Vec<ChatEvent>) {
@@ -287,23 +277,25 @@ fn push_usage(out: &mut Vec<ChatEvent>, usage: Usage) {
 /// stays itself (529); every other type is an `upstream_api_error` with the
 /// HTTP status Anthropic documents for it (500 when unknown).
 pub fn provider_error(error: &w::ErrorDetail) -> StreamError {
-    let (status, kind) = match error.kind.as_str() {
-        "overloaded_error" => (529, "overloaded_error"),
-        "invalid_request_error" => (400, "upstream_api_error"),
-        "authentication_error" => (401, "upstream_api_error"),
-        "billing_error" => (402, "upstream_api_error"),
-        "permission_error" => (403, "upstream_api_error"),
-        "not_found_error" => (404, "upstream_api_error"),
-        "request_too_large" => (413, "upstream_api_error"),
-        "rate_limit_error" => (429, "upstream_api_error"),
-        "timeout_error" => (504, "upstream_api_error"),
-        _ => (500, "upstream_api_error"),
+    let status = match error.kind.as_str() {
+        "overloaded_error" => {
+            return StreamError {
+                status: 529,
+                kind: StreamErrorKind::Overloaded,
+                message: error.message.clone(),
+            }
+        }
+        "invalid_request_error" => 400,
+        "authentication_error" => 401,
+        "billing_error" => 402,
+        "permission_error" => 403,
+        "not_found_error" => 404,
+        "request_too_large" => 413,
+        "rate_limit_error" => 429,
+        "timeout_error" => 504,
+        _ => 500,
     };
-    StreamError {
-        status,
-        kind: kind.to_owned(),
-        message: error.message.clone(),
-    }
+    StreamError::upstream(status, error.message.clone())
 }
 
 #[cfg(test)]

@@ -214,7 +214,7 @@ fn an_error_event_ends_the_stream() {
             },
             ChatEvent::Error(StreamError {
                 status: 529,
-                kind: "overloaded_error".into(),
+                kind: crate::StreamErrorKind::Overloaded,
                 message: "Overloaded".into(),
             }),
         ]

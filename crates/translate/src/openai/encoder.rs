@@ -222,10 +222,10 @@ impl StreamEncoder {
 /// Writes the in-stream error of this format:
 /// `data: {"error":{"message":...,"type":...}}`.
 pub fn error_event(err: &StreamError, out: &mut BytesMut) {
-    out.reserve(err.message.len() + err.kind.len() + 48);
+    out.reserve(err.message.len() + 48);
     out.put_slice(b"data: {\"error\":{\"message\":");
     write_str(out, &err.message);
     out.put_slice(b",\"type\":");
-    write_str(out, &err.kind);
+    write_str(out, err.kind.as_str());
     out.put_slice(b"}}\n\n");
 }

@@ -182,7 +182,7 @@ fn an_error_mid_stream_is_the_last_thing_written() {
     enc.push(
         &ChatEvent::Error(StreamError {
             status: 529,
-            kind: "overloaded_error".into(),
+            kind: crate::StreamErrorKind::Overloaded,
             message: "Upstream is \"overloaded\"".into(),
         }),
         &mut out,
@@ -209,7 +209,7 @@ fn an_error_before_anything_writes_only_the_error() {
     error_event(
         &StreamError {
             status: 500,
-            kind: "upstream_api_error".into(),
+            kind: crate::StreamErrorKind::UpstreamApi,
             message: "boom".into(),
         },
         &mut out,

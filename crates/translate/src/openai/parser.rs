@@ -80,16 +80,7 @@ impl StreamParser {
         }
         let data = event.data.trim();
         if event.event.as_deref() == Some("error") {
-            let payload = serde_json::from_str::<Value>(data)
-                .unwrap_or_else(|_| Value::String(data.to_owned()));
-            // `{"error": {...}}` or the error object itself.
-            let inner = match payload {
-                Value::Object(mut map) if map.contains_key("error") => {
-                    map.remove("error").unwrap_or(Value::Null)
-                }
-                other => other,
-            };
-            self.fail(stream_error(&inner), out);
+            self.fail(provider_error(&error_object(data)), out);
             return Ok(());
         }
         if data.is_empty() {
@@ -104,7 +95,7 @@ impl StreamParser {
         let payload: Payload = serde_json::from_str(data)
             .map_err(|e| TranslateError::Upstream(format!("invalid stream chunk: {e}")))?;
         if let Some(err) = payload.error.filter(|e| !e.is_null()) {
-            self.fail(stream_error(&err), out);
+            self.fail(provider_error(&err), out);
             return Ok(());
         }
         if !self.started {
@@ -132,11 +123,7 @@ impl StreamParser {
         }
         if self.finish_reason.is_none() {
             self.fail(
-                StreamError {
-                    status: 502,
-                    kind: "upstream_api_error".to_owned(),
-                    message: "provider stream ended before its finish_reason".to_owned(),
-                },
+                StreamError::upstream(502, "provider stream ended before its finish_reason"),
                 out,
             );
             return;
@@ -291,8 +278,24 @@ impl StreamParser {
     }
 }
 
-/// A canonical stream error from a provider's error object (or string).
-fn stream_error(err: &Value) -> StreamError {
+/// The error object of an `event: error` payload: `{"error": {...}}` or the
+/// object itself; a payload that is not JSON is its own message.
+pub(crate) fn error_object(data: &str) -> Value {
+    match serde_json::from_str::<Value>(data) {
+        Ok(Value::Object(mut map)) if map.contains_key("error") => {
+            map.remove("error").unwrap_or(Value::Null)
+        }
+        Ok(other) => other,
+        Err(_) => Value::String(data.to_owned()),
+    }
+}
+
+/// A provider's error object (or string) in the gateway's vocabulary: the
+/// status from a numeric `code` (400-599), else from the words of `type` /
+/// `code` (rate limits and quota 429, overloaded 529), else 500; always an
+/// `upstream_api_error`. The one classifier of the format: the stream parser
+/// and the native-stream watch both use it.
+pub fn provider_error(err: &Value) -> StreamError {
     let message = match err {
         Value::String(s) => s.clone(),
         Value::Object(map) => match map.get("message") {
@@ -323,13 +326,12 @@ fn stream_error(err: &Value) -> StreamError {
             500
         }
     });
-    StreamError {
+    StreamError::upstream(
         status,
-        kind: "upstream_api_error".to_owned(),
-        message: if message.is_empty() {
+        if message.is_empty() {
             "provider reported an error".to_owned()
         } else {
             message
         },
-    }
+    )
 }

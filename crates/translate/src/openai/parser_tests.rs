@@ -207,7 +207,7 @@ fn an_error_object_in_the_stream_is_an_error_event_and_ends_it() {
             ChatEvent::TextDelta("par".into()),
             ChatEvent::Error(StreamError {
                 status: 429,
-                kind: "upstream_api_error".into(),
+                kind: crate::StreamErrorKind::UpstreamApi,
                 message: "Rate limit reached".into()
             }),
         ]
@@ -218,7 +218,7 @@ fn an_error_object_in_the_stream_is_an_error_event_and_ends_it() {
         parse_stream(raw, true),
         vec![ChatEvent::Error(StreamError {
             status: 529,
-            kind: "upstream_api_error".into(),
+            kind: crate::StreamErrorKind::UpstreamApi,
             message: "overloaded".into()
         })]
     );
@@ -501,12 +501,12 @@ fn render_response_shapes() {
 fn error_body_has_the_spec_shape() {
     let body = error_body(&StreamError {
         status: 400,
-        kind: "validation_error".into(),
+        kind: crate::StreamErrorKind::Overloaded,
         message: "messages: must not be empty".into(),
     });
     assert_eq!(
         serde_json::to_string(&body).unwrap(),
-        r#"{"error":{"message":"messages: must not be empty","type":"validation_error"}}"#
+        r#"{"error":{"message":"messages: must not be empty","type":"overloaded_error"}}"#
     );
 }
 

@@ -144,7 +144,7 @@ pub fn response_events(resp: &ChatCompletionResponse) -> Vec<ChatEvent> {
 
 /// The JSON error body of this format for an error (spec 7).
 pub fn error_body(err: &StreamError) -> ErrorBody {
-    ErrorBody::new(err.kind.clone(), err.message.clone())
+    ErrorBody::new(err.kind.as_str(), err.message.clone())
 }
 
 /// Canonical stop reason for a provider's `finish_reason`: a plain `stop`

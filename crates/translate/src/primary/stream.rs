@@ -34,13 +34,13 @@ use wire::primary::{
     EventView, ExceptionPayload, ReasoningContentView, TokenUsage, ToolInput, ToolUseView,
 };
 
-use crate::model::{ChatEvent, StopReason, StreamError, Usage};
+use crate::model::{ChatEvent, StopReason, StreamError, StreamErrorKind, Usage};
 use crate::thinking::ThinkingSplitter;
 use crate::tokens;
 use crate::truncation::{self, Truncation};
 
 /// The error kind of every upstream failure in a stream.
-pub const ERROR_KIND: &str = "upstream_api_error";
+pub const ERROR_KIND: StreamErrorKind = StreamErrorKind::UpstreamApi;
 
 /// First capacity of the output kept for the token estimate (most answers
 /// fit in it).
@@ -405,7 +405,7 @@ impl StreamParser {
         }
         let err = StreamError {
             status,
-            kind: ERROR_KIND.to_owned(),
+            kind: ERROR_KIND,
             message,
         };
         out.push(ChatEvent::Error(err.clone()));

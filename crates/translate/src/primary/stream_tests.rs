@@ -164,7 +164,7 @@ fn exceptions_end_the_stream_with_a_mapped_status() {
         let (events, summary) = run(ParserOptions::default(), &msgs);
         let err = StreamError {
             status,
-            kind: "upstream_api_error".into(),
+            kind: crate::StreamErrorKind::UpstreamApi,
             message: format!("{kind}: Too many requests (reason: X)"),
         };
         assert_eq!(
@@ -194,7 +194,7 @@ fn error_frames_bad_payloads_and_invalid_state_are_errors() {
         events,
         vec![ChatEvent::Error(StreamError {
             status: 500,
-            kind: ERROR_KIND.into(),
+            kind: ERROR_KIND,
             message: "InternalFailure: boom".into()
         })]
     );

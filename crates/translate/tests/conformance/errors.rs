@@ -94,7 +94,7 @@ fn primary_exception_after_text() {
         &events,
         &StreamError {
             status: 429,
-            kind: "upstream_api_error".into(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message: "ThrottlingException: Too many requests (reason: DAILY_REQUEST_COUNT)".into(),
         },
     );
@@ -115,7 +115,7 @@ fn openai_error_chunk_after_text() {
         &openai_provider::events_of(body.as_bytes()),
         &StreamError {
             status: 500,
-            kind: "upstream_api_error".into(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message: "The server had an error while processing your request.".into(),
         },
     );
@@ -127,7 +127,7 @@ fn openai_stream_cut_before_its_finish() {
         &openai_provider::events_of(OPENAI_HEAD.as_bytes()),
         &StreamError {
             status: 502,
-            kind: "upstream_api_error".into(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message: "provider stream ended before its finish_reason".into(),
         },
     );
@@ -153,7 +153,7 @@ fn anthropic_overloaded_event_after_text() {
         &anthropic_provider::events_of(body.as_bytes()),
         &StreamError {
             status: 529,
-            kind: "overloaded_error".into(),
+            kind: translate::StreamErrorKind::Overloaded,
             message: "Overloaded".into(),
         },
     );
@@ -165,7 +165,7 @@ fn anthropic_stream_cut_before_its_stop_reason() {
         &anthropic_provider::events_of(ANTHROPIC_HEAD.as_bytes()),
         &StreamError {
             status: 502,
-            kind: "upstream_api_error".into(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message: "the provider's stream ended before the message was complete".into(),
         },
     );

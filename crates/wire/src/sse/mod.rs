@@ -1,5 +1,6 @@
 //! Server-Sent Events: the incremental parser for upstream streams
-//! ([`SseParser`]) and the writers for the gateway's own streams
+//! ([`SseParser`]: events, or raw blocks with their events in one pass for
+//! byte-for-byte relays, [`SseBlock`]) and the writers for the gateway's own streams
 //! ([`write_data`], [`write_event`], [`write_comment`], [`DONE`]).
 //!
 //! The parser follows the WHATWG `text/event-stream` rules, with two choices
@@ -9,7 +10,9 @@
 mod parser;
 mod write;
 
-pub use parser::{SseError, SseEvent, SseParser, DEFAULT_MAX_EVENT, DEFAULT_MAX_LINE};
+pub use parser::{
+    SseBlock, SseError, SseEvent, SseParser, DEFAULT_MAX_BLOCK, DEFAULT_MAX_EVENT, DEFAULT_MAX_LINE,
+};
 pub use write::{write_comment, write_data, write_event, DONE};
 
 #[cfg(test)]

@@ -4,13 +4,22 @@
 //! UTF-8 character (or a CR LF pair) split across network chunks is never
 //! seen in halves. Values are decoded once, when their line is complete
 //! (`event`, `id`) or when the event is dispatched (`data`).
+//!
+//! The buffer always starts at the first byte of the current block (the
+//! bytes up to and including the blank line that ends an event), so one scan
+//! gives both the parsed event and the block's raw bytes: [`SseParser::next_block`]
+//! hands the block out as a [`Bytes`] slice of the buffer (no copy), while
+//! [`SseParser::next_event`] just drops it.
 
-use bytes::{Buf, BytesMut};
+use bytes::{Buf, Bytes, BytesMut};
 
 /// Default cap on one line, terminator excluded.
 pub const DEFAULT_MAX_LINE: usize = 16 * 1024 * 1024;
 /// Default cap on one event's `data` (joined lines).
 pub const DEFAULT_MAX_EVENT: usize = 16 * 1024 * 1024;
+/// Default cap on one block's raw bytes (every line of it, terminators
+/// included): room for an event of [`DEFAULT_MAX_EVENT`] plus its other lines.
+pub const DEFAULT_MAX_BLOCK: usize = 32 * 1024 * 1024;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
@@ -29,6 +38,24 @@ pub struct SseEvent {
     pub retry: Option<u64>,
 }
 
+/// One block of the stream, as received and as parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SseBlock {
+    /// The block's bytes exactly as they arrived: every line up to and
+    /// including the blank line that ends it (any line ends, comments, a
+    /// leading BOM for the first block). The last block at end of input may
+    /// lack its blank line, or be a cut-off fragment. Concatenated, the
+    /// blocks are the input.
+    pub raw: Bytes,
+    /// The event the block dispatches; `None` for a block without `data`
+    /// (comments only, `event:` or `id:` alone, a stray blank line).
+    pub event: Option<SseEvent>,
+    /// The block ends with its blank line; `false` only for the last block at
+    /// end of input when the input stopped before one (a relay adds the
+    /// blank line so its client sees the event end).
+    pub terminated: bool,
+}
+
 /// Why the stream cannot be parsed further. Errors are final: every later call
 /// returns the same error.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -37,6 +64,8 @@ pub enum SseError {
     LineTooLong { max: usize },
     #[error("SSE event data longer than {max} bytes")]
     EventTooLarge { max: usize },
+    #[error("SSE event block longer than {max} bytes")]
+    BlockTooLarge { max: usize },
     #[error("SSE field value is not valid UTF-8")]
     InvalidUtf8,
 }
@@ -56,10 +85,25 @@ pub enum SseError {
 /// and [`SseParser::finish`] treats end of input as the end of the last line
 /// and of the last event, so an upstream that closes without the final blank
 /// line does not lose its last event (WHATWG would discard it).
+///
+/// Two ways to read, over the same single scan: [`SseParser::next_event`] /
+/// [`SseParser::finish`] give events; [`SseParser::next_block`] /
+/// [`SseParser::finish_block`] give every block's raw bytes with its event
+/// (the raw-span mode, for relaying a stream byte for byte). Use one pair per
+/// stream: blocks whose events were taken with `next_event` are gone (and so
+/// is the LF of a CR LF split right after a block that `next_event` ended).
+///
+/// Limits: a line over `max_line` bytes, an event whose data is over
+/// `max_event` bytes, or a block over `max_block` raw bytes (its final line
+/// ending aside) is an error before it is buffered further. When a line
+/// breaks both size limits, the one it crossed first is reported.
 #[derive(Debug)]
 pub struct SseParser {
+    /// Starts at the current block's first byte.
     buf: BytesMut,
-    /// `buf[..scanned]` is known to hold no line terminator.
+    /// Start of the current line in `buf`.
+    line: usize,
+    /// `buf[line..scanned]` is known to hold no line terminator.
     scanned: usize,
     /// The last line ended with a CR at the very end of `buf`: an LF opening
     /// the next chunk belongs to that CR.
@@ -67,6 +111,7 @@ pub struct SseParser {
     bom_checked: bool,
     eof: bool,
     max_line: usize,
+    max_block: usize,
     failed: Option<SseError>,
     pending: Pending,
 }
@@ -82,6 +127,10 @@ struct Pending {
     max_event: usize,
 }
 
+/// A block ended: its length in `buf`, its event, and whether a blank line
+/// ended it (rather than the end of input).
+type Ended = (usize, Option<SseEvent>, bool);
+
 impl Default for SseParser {
     fn default() -> Self {
         SseParser::new()
@@ -89,21 +138,24 @@ impl Default for SseParser {
 }
 
 impl SseParser {
-    /// A parser with [`DEFAULT_MAX_LINE`] and [`DEFAULT_MAX_EVENT`].
+    /// A parser with [`DEFAULT_MAX_LINE`], [`DEFAULT_MAX_EVENT`] and
+    /// [`DEFAULT_MAX_BLOCK`].
     pub fn new() -> Self {
         SseParser::with_limits(DEFAULT_MAX_LINE, DEFAULT_MAX_EVENT)
     }
 
     /// A parser refusing lines over `max_line` bytes and events whose data is
-    /// over `max_event` bytes.
+    /// over `max_event` bytes (blocks: [`DEFAULT_MAX_BLOCK`]).
     pub fn with_limits(max_line: usize, max_event: usize) -> Self {
         SseParser {
             buf: BytesMut::new(),
+            line: 0,
             scanned: 0,
             skip_lf: false,
             bom_checked: false,
             eof: false,
             max_line,
+            max_block: DEFAULT_MAX_BLOCK,
             failed: None,
             pending: Pending {
                 event: String::new(),
@@ -115,6 +167,13 @@ impl SseParser {
         }
     }
 
+    /// The same parser refusing blocks over `max_block` raw bytes.
+    #[must_use]
+    pub fn with_max_block(mut self, max_block: usize) -> Self {
+        self.max_block = max_block;
+        self
+    }
+
     /// Buffers raw bytes; nothing is decoded until lines are complete.
     pub fn feed(&mut self, chunk: &[u8]) {
         self.buf.extend_from_slice(chunk);
@@ -122,43 +181,118 @@ impl SseParser {
 
     /// The next complete event, or `None` until more bytes are fed.
     pub fn next_event(&mut self) -> Result<Option<SseEvent>, SseError> {
-        self.poll()
+        self.events()
     }
 
     /// At end of input: returns the next event, treating the end as the end of
     /// the last line and of the last event. Call until it returns `None`.
     pub fn finish(&mut self) -> Result<Option<SseEvent>, SseError> {
         self.eof = true;
-        self.poll()
+        self.events()
     }
 
-    fn poll(&mut self) -> Result<Option<SseEvent>, SseError> {
+    /// Raw-span mode: the next complete block with its event, or `None` until
+    /// more bytes are fed. A block ending in CR at the very end of the input
+    /// so far waits for the next byte, which may be its LF.
+    pub fn next_block(&mut self) -> Result<Option<SseBlock>, SseError> {
+        self.blocks()
+    }
+
+    /// Raw-span mode at end of input: the blocks still buffered, one per call,
+    /// then whatever is left as a last block (an event missing its blank
+    /// line, with that event as [`SseParser::finish`] would give it, or a
+    /// cut-off fragment), then `None`.
+    pub fn finish_block(&mut self) -> Result<Option<SseBlock>, SseError> {
+        self.eof = true;
+        self.blocks()
+    }
+
+    fn events(&mut self) -> Result<Option<SseEvent>, SseError> {
+        loop {
+            match self.poll(false)? {
+                None => return Ok(None),
+                Some((len, event, _)) => {
+                    self.buf.advance(len);
+                    if event.is_some() {
+                        return Ok(event);
+                    }
+                }
+            }
+        }
+    }
+
+    fn blocks(&mut self) -> Result<Option<SseBlock>, SseError> {
+        Ok(self.poll(true)?.map(|(len, event, terminated)| SseBlock {
+            raw: self.buf.split_to(len).freeze(),
+            event,
+            terminated,
+        }))
+    }
+
+    fn poll(&mut self, whole_crlf: bool) -> Result<Option<Ended>, SseError> {
         if let Some(err) = &self.failed {
             return Err(err.clone());
         }
-        let result = self.step();
-        if let Err(err) = &result {
-            self.failed = Some(err.clone());
+        let result = self.step(whole_crlf);
+        match &result {
+            Err(err) => self.failed = Some(err.clone()),
+            // The caller takes the block out of `buf`: positions restart.
+            Ok(Some(_)) => {
+                self.line = 0;
+                self.scanned = 0;
+            }
+            Ok(None) => {}
         }
         result
     }
 
-    fn step(&mut self) -> Result<Option<SseEvent>, SseError> {
+    /// The limit that the current line and block cross first when they
+    /// reach `end` bytes into the block, if any (the crossing point, not the
+    /// order of the checks, decides, so the error is the same however the
+    /// input was chunked).
+    #[inline]
+    fn over_limit(&self, end: usize) -> Option<SseError> {
+        let line = end - self.line > self.max_line;
+        let block = end > self.max_block;
+        if !line && !block {
+            return None;
+        }
+        let line_first = !block || self.line.saturating_add(self.max_line) <= self.max_block;
+        Some(if line && line_first {
+            SseError::LineTooLong { max: self.max_line }
+        } else {
+            SseError::BlockTooLarge {
+                max: self.max_block,
+            }
+        })
+    }
+
+    /// Reads lines until a block ends. `whole_crlf`: a CR at the end of the
+    /// buffer waits for the next byte rather than ending its line now.
+    fn step(&mut self, whole_crlf: bool) -> Result<Option<Ended>, SseError> {
         if !self.bom_checked {
             if !self.eof && self.buf.len() < BOM.len() && BOM.starts_with(&self.buf) {
                 return Ok(None); // could still become a BOM
             }
             if self.buf.starts_with(BOM) {
-                self.buf.advance(BOM.len());
+                self.line = BOM.len();
+                self.scanned = BOM.len();
             }
             self.bom_checked = true;
         }
         loop {
             if self.skip_lf {
-                match self.buf.first() {
+                match self.buf.get(self.line) {
                     None if !self.eof => return Ok(None),
                     None => {}
-                    Some(&b'\n') => self.buf.advance(1),
+                    // The CR ended the previous block (events only): its LF
+                    // belongs to no block, so it is dropped rather than
+                    // counted in the next one.
+                    Some(&b'\n') if self.line == 0 => self.buf.advance(1),
+                    Some(&b'\n') => {
+                        self.line += 1;
+                        self.scanned = self.line;
+                    }
                     Some(_) => {}
                 }
                 self.skip_lf = false;
@@ -166,39 +300,50 @@ impl SseParser {
             let rest = self.buf.get(self.scanned..).unwrap_or_default();
             let Some(at) = memchr::memchr2(b'\n', b'\r', rest) else {
                 self.scanned = self.buf.len();
-                if self.buf.len() > self.max_line {
-                    return Err(SseError::LineTooLong { max: self.max_line });
+                if let Some(err) = self.over_limit(self.buf.len()) {
+                    return Err(err);
                 }
                 if !self.eof {
                     return Ok(None);
                 }
-                if !self.buf.is_empty() {
-                    let event = self.pending.line(&self.buf)?;
-                    self.buf.clear();
-                    self.scanned = 0;
-                    if event.is_some() {
-                        return Ok(event);
-                    }
+                // End of input: the end of the last line and of the block.
+                if self.line < self.buf.len() {
+                    let last = self.buf.get(self.line..).unwrap_or_default();
+                    // Not blank, so it cannot dispatch by itself.
+                    self.pending.line(last)?;
+                    self.line = self.buf.len();
                 }
-                return self.pending.dispatch();
+                let event = self.pending.dispatch()?;
+                if self.buf.is_empty() && event.is_none() {
+                    return Ok(None);
+                }
+                return Ok(Some((self.buf.len(), event, false)));
             };
             let end = self.scanned + at;
-            if end > self.max_line {
-                return Err(SseError::LineTooLong { max: self.max_line });
+            if let Some(err) = self.over_limit(end) {
+                return Err(err);
             }
-            let mut consumed = end + 1;
+            let mut next = end + 1;
             if self.buf.get(end) == Some(&b'\r') {
                 match self.buf.get(end + 1) {
-                    Some(&b'\n') => consumed += 1,
+                    Some(&b'\n') => next += 1,
                     Some(_) => {}
+                    None if self.eof => {}
+                    None if whole_crlf => {
+                        self.scanned = end;
+                        return Ok(None);
+                    }
                     None => self.skip_lf = true,
                 }
             }
-            let event = self.pending.line(self.buf.get(..end).unwrap_or_default())?;
-            self.buf.advance(consumed);
-            self.scanned = 0;
-            if event.is_some() {
-                return Ok(event);
+            let blank = end == self.line;
+            let event = self
+                .pending
+                .line(self.buf.get(self.line..end).unwrap_or_default())?;
+            self.line = next;
+            self.scanned = next;
+            if blank {
+                return Ok(Some((next, event, true)));
             }
         }
     }

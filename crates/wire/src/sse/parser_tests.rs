@@ -1,3 +1,5 @@
+use bytes::Bytes;
+
 use super::*;
 
 /// Feeds `chunks` in order, then finishes; collects every event.
@@ -252,4 +254,242 @@ fn long_partial_line_is_scanned_once() {
     }
     parser.feed(b"\n\n");
     assert_eq!(parser.next_event().unwrap().unwrap().data, value);
+}
+
+// ---- raw-span mode ----
+
+/// Feeds `input` in pieces of `chunk` bytes and takes every block, then
+/// finishes; returns (raw bytes, event) per block.
+fn blocks_of(input: &[u8], chunk: usize) -> Vec<(Vec<u8>, Option<SseEvent>)> {
+    let mut parser = SseParser::new();
+    let mut blocks = Vec::new();
+    for piece in input.chunks(chunk.max(1)) {
+        parser.feed(piece);
+        while let Some(b) = parser.next_block().unwrap() {
+            blocks.push((b.raw.to_vec(), b.event));
+        }
+    }
+    while let Some(b) = parser.finish_block().unwrap() {
+        blocks.push((b.raw.to_vec(), b.event));
+    }
+    blocks
+}
+
+fn named(name: &str, d: &str) -> SseEvent {
+    SseEvent {
+        event: Some(name.into()),
+        data: d.into(),
+        ..SseEvent::default()
+    }
+}
+
+#[test]
+fn blocks_are_the_exact_bytes_with_their_events_at_any_chunking() {
+    let input: &[u8] = b"event: a\ndata: 1\n\n: comment\n\ndata: x\r\ndata: y\r\n\r\nevent: b\rdata: 2\r\rdata: tail";
+    let expected: Vec<(&[u8], Option<SseEvent>)> = vec![
+        (b"event: a\ndata: 1\n\n", Some(named("a", "1"))),
+        (b": comment\n\n", None),
+        (b"data: x\r\ndata: y\r\n\r\n", Some(data("x\ny"))),
+        (b"event: b\rdata: 2\r\r", Some(named("b", "2"))),
+        (b"data: tail", Some(data("tail"))),
+    ];
+    for chunk in 1..=input.len() {
+        let got = blocks_of(input, chunk);
+        let got: Vec<(&[u8], Option<SseEvent>)> =
+            got.iter().map(|(r, e)| (&r[..], e.clone())).collect();
+        assert_eq!(got, expected, "chunk size {chunk}");
+    }
+}
+
+#[test]
+fn a_crlf_split_between_chunks_is_one_terminator_of_the_block() {
+    let mut parser = SseParser::new();
+    parser.feed(b"data: 1\r\n\r");
+    assert_eq!(
+        parser.next_block(),
+        Ok(None),
+        "the CR may be half of a CR LF"
+    );
+    parser.feed(b"\ndata: 2\n\n");
+    let first = parser.next_block().unwrap().unwrap();
+    assert_eq!(
+        (&first.raw[..], first.event),
+        (&b"data: 1\r\n\r\n"[..], Some(data("1")))
+    );
+    let second = parser.next_block().unwrap().unwrap();
+    assert_eq!(&second.raw[..], b"data: 2\n\n");
+    assert_eq!(parser.finish_block(), Ok(None));
+    // At end of input a final CR is a whole terminator.
+    let mut parser = SseParser::new();
+    parser.feed(b"data: 1\r\r");
+    assert_eq!(parser.next_block(), Ok(None));
+    let last = parser.finish_block().unwrap().unwrap();
+    assert!(last.terminated);
+    assert_eq!(
+        (&last.raw[..], last.event),
+        (&b"data: 1\r\r"[..], Some(data("1")))
+    );
+}
+
+#[test]
+fn every_blank_line_ends_a_block_and_the_bom_stays_in_the_first() {
+    let blocks = blocks_of(b"\xEF\xBB\xBFdata: a\n\n\n: c\n\n\nid: 4\n\n", 64);
+    let raws: Vec<&[u8]> = blocks.iter().map(|(r, _)| &r[..]).collect();
+    assert_eq!(
+        raws,
+        [
+            &b"\xEF\xBB\xBFdata: a\n\n"[..],
+            b"\n",
+            b": c\n\n",
+            b"\n",
+            b"id: 4\n\n"
+        ]
+    );
+    assert_eq!(blocks[0].1, Some(data("a")));
+    assert!(blocks[1..].iter().all(|(_, e)| e.is_none()));
+}
+
+#[test]
+fn the_end_of_input_gives_the_rest_as_a_last_block() {
+    // A last event without its blank line, then nothing more.
+    let mut parser = SseParser::new();
+    parser.feed(b"data: a\n\ndata: [DONE]\n");
+    assert_eq!(
+        &parser.next_block().unwrap().unwrap().raw[..],
+        b"data: a\n\n"
+    );
+    assert_eq!(parser.next_block(), Ok(None));
+    let last = parser.finish_block().unwrap().unwrap();
+    assert!(!last.terminated, "the input stopped before the blank line");
+    assert_eq!(
+        (&last.raw[..], last.event),
+        (&b"data: [DONE]\n"[..], Some(data("[DONE]")))
+    );
+    assert_eq!(parser.finish_block(), Ok(None));
+    assert_eq!(parser.finish_block(), Ok(None));
+    // A fragment that holds no event is a block too (its bytes are not lost).
+    assert_eq!(
+        blocks_of(b": partial comm", 4),
+        [(b": partial comm".to_vec(), None)]
+    );
+    assert_eq!(blocks_of(b"", 1), []);
+    // Blocks still buffered at the end come out one by one.
+    let mut parser = SseParser::new();
+    parser.feed(b"data: a\n\ndata: b\n\ndata: c");
+    let raws: Vec<Bytes> = std::iter::from_fn(|| parser.finish_block().unwrap())
+        .map(|b| b.raw)
+        .collect();
+    assert_eq!(raws, [&b"data: a\n\n"[..], b"data: b\n\n", b"data: c"]);
+}
+
+#[test]
+fn blocks_are_slices_of_the_buffer_not_copies() {
+    let mut parser = SseParser::new();
+    parser.feed(b"data: a\n\ndata: b\n\n");
+    let a = parser.next_block().unwrap().unwrap().raw;
+    let b = parser.next_block().unwrap().unwrap().raw;
+    assert_eq!(a.as_ptr().wrapping_add(a.len()), b.as_ptr());
+}
+
+#[test]
+fn an_oversized_block_is_refused_even_when_its_lines_are_short() {
+    let mut parser = SseParser::new().with_max_block(16);
+    parser.feed(b": 0123456\n: 0123456\n");
+    assert_eq!(
+        parser.next_block(),
+        Err(SseError::BlockTooLarge { max: 16 })
+    );
+    assert_eq!(
+        parser.next_block(),
+        Err(SseError::BlockTooLarge { max: 16 })
+    );
+    // An endless line, before any terminator arrives.
+    let mut parser = SseParser::new().with_max_block(16);
+    parser.feed(&[b'x'; 17]);
+    assert_eq!(
+        parser.next_block(),
+        Err(SseError::BlockTooLarge { max: 16 })
+    );
+    // A block of exactly the limit passes, and the count restarts after it.
+    let mut parser = SseParser::new().with_max_block(16);
+    parser.feed(b"data: 01234567\n\ndata: 01234567\n\n");
+    assert_eq!(parser.next_block().unwrap().unwrap().raw.len(), 16);
+    assert_eq!(parser.next_block().unwrap().unwrap().raw.len(), 16);
+    // The events API has the same limit.
+    let mut parser = SseParser::new().with_max_block(16);
+    parser.feed(b": 0123456\n: 0123456\n");
+    assert_eq!(
+        parser.next_event(),
+        Err(SseError::BlockTooLarge { max: 16 })
+    );
+}
+
+#[test]
+fn raw_mode_keeps_the_other_limits_and_errors() {
+    let mut parser = SseParser::with_limits(10, 100);
+    parser.feed(b"data: 01234\n\n");
+    assert_eq!(parser.next_block(), Err(SseError::LineTooLong { max: 10 }));
+    let mut parser = SseParser::with_limits(100, 4);
+    parser.feed(b"data: 01234\n\n");
+    assert_eq!(parser.next_block(), Err(SseError::EventTooLarge { max: 4 }));
+    let mut parser = SseParser::new();
+    parser.feed(b"data: \xff\n\n");
+    assert_eq!(parser.next_block(), Err(SseError::InvalidUtf8));
+    assert_eq!(parser.finish_block(), Err(SseError::InvalidUtf8));
+}
+
+/// Found by fuzzing (`fuzz/run.sh`, target `sse`): a line that broke both the
+/// line and the block limit was reported as whichever check ran first, which
+/// depended on where the chunks were cut.
+#[test]
+fn the_limit_crossed_first_is_reported_at_any_chunking() {
+    // (input, limits, error): the second line crosses the block limit at
+    // byte 16 and its own limit at byte 21; then the reverse.
+    let cases: [(&[u8], usize, SseError); 2] = [
+        (
+            b": 1234567\n: 123456789012\n\n",
+            15,
+            SseError::BlockTooLarge { max: 15 },
+        ),
+        (
+            b": 1234567\n: 123456789012\n\n",
+            22,
+            SseError::LineTooLong { max: 10 },
+        ),
+    ];
+    for (input, max_block, want) in cases {
+        for chunk in 1..=input.len() {
+            let parser = || SseParser::with_limits(10, 100).with_max_block(max_block);
+            let mut events = parser();
+            let mut blocks = parser();
+            let (mut got_event, mut got_block) = (None, None);
+            for piece in input.chunks(chunk) {
+                events.feed(piece);
+                blocks.feed(piece);
+                got_event = got_event.or(events.next_event().err());
+                got_block = got_block.or(blocks.next_block().err());
+            }
+            assert_eq!(got_event.as_ref(), Some(&want), "events, chunk {chunk}");
+            assert_eq!(got_block.as_ref(), Some(&want), "blocks, chunk {chunk}");
+        }
+    }
+}
+
+/// The LF of a CR LF cut right after a block that `next_event` ended counts
+/// in no block, so the block limit does not depend on the chunking.
+#[test]
+fn a_split_crlf_after_an_event_counts_in_no_block() {
+    let input = b"data: 01\r\n\r\ndata: 0123456\r\n\r\n"; // blocks of 12 and 17 bytes
+    for chunk in 1..=input.len() {
+        let mut parser = SseParser::new().with_max_block(15);
+        let mut got = Vec::new();
+        for piece in input.chunks(chunk) {
+            parser.feed(piece);
+            while let Some(e) = parser.next_event().unwrap() {
+                got.push(e);
+            }
+        }
+        assert_eq!(parser.finish(), Ok(None));
+        assert_eq!(got, [data("01"), data("0123456")], "chunk {chunk}");
+    }
 }

@@ -1,10 +1,13 @@
 //! Properties of the SSE parser and writers: a stream generated from a model
 //! parses to the model's events however it is chunked (inside UTF-8
-//! characters, between CR and LF), and the writers round-trip any text.
+//! characters, between CR and LF), and the writers round-trip any text. In
+//! raw-span mode the blocks are the same whatever the chunking, they
+//! concatenate to the input exactly, their boundaries are those of a plain
+//! reference splitter, and their events are the events mode's.
 
 use bytes::BytesMut;
 use proptest::prelude::*;
-use wire::sse::{write_comment, write_data, write_event, SseError, SseEvent, SseParser};
+use wire::sse::{write_comment, write_data, write_event, SseBlock, SseError, SseEvent, SseParser};
 
 use crate::strategies::chunks;
 
@@ -171,8 +174,123 @@ fn parse(pieces: &[&[u8]]) -> Result<Vec<SseEvent>, SseError> {
     Ok(events)
 }
 
+/// Every block of `pieces` in raw-span mode, with the end of input.
+fn blocks(pieces: &[&[u8]], parser: SseParser) -> Result<Vec<SseBlock>, SseError> {
+    let mut parser = parser;
+    let mut out = Vec::new();
+    for piece in pieces {
+        parser.feed(piece);
+        while let Some(b) = parser.next_block()? {
+            out.push(b);
+        }
+    }
+    while let Some(b) = parser.finish_block()? {
+        out.push(b);
+    }
+    Ok(out)
+}
+
+/// The reference: the whole input cut after each blank line (lines end in
+/// CR LF, LF or CR; a leading BOM is no part of the first line), and the
+/// rest, if any, as a last block without its blank line.
+fn reference_split(input: &[u8]) -> Vec<(Vec<u8>, bool)> {
+    let mut out = Vec::new();
+    let bom = if input.starts_with(b"\xEF\xBB\xBF") {
+        3
+    } else {
+        0
+    };
+    let (mut start, mut line, mut i) = (0, bom, bom);
+    while i < input.len() {
+        let term = match (input[i], input.get(i + 1)) {
+            (b'\r', Some(b'\n')) => 2,
+            (b'\r' | b'\n', _) => 1,
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        let blank = i == line;
+        i += term;
+        line = i;
+        if blank {
+            out.push((input[start..i].to_vec(), true));
+            start = i;
+        }
+    }
+    if start < input.len() {
+        out.push((input[start..].to_vec(), false));
+    }
+    out
+}
+
+fn raws(blocks: &[SseBlock]) -> Vec<Vec<u8>> {
+    blocks.iter().map(|b| b.raw.to_vec()).collect()
+}
+
+fn cut(blocks: &[SseBlock]) -> Vec<(Vec<u8>, bool)> {
+    blocks
+        .iter()
+        .map(|b| (b.raw.to_vec(), b.terminated))
+        .collect()
+}
+
+fn events_of(blocks: Vec<SseBlock>) -> Vec<SseEvent> {
+    blocks.into_iter().filter_map(|b| b.event).collect()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
+
+    #[test]
+    fn raw_blocks_are_the_input_and_carry_the_model_events(
+        blocks_in in proptest::collection::vec(block(), 0..6),
+        style in style(),
+        cuts in proptest::collection::vec(any::<usize>(), 0..40),
+    ) {
+        let bytes = render(&blocks_in, &style);
+        let whole = blocks(&[&bytes], SseParser::new()).unwrap();
+        let chunked = blocks(&chunks(&bytes, &cuts), SseParser::new()).unwrap();
+        let byte_by_byte: Vec<&[u8]> = bytes.chunks(1).collect();
+        let dripped = blocks(&byte_by_byte, SseParser::new()).unwrap();
+        prop_assert_eq!(&whole, &chunked);
+        prop_assert_eq!(&whole, &dripped);
+        prop_assert_eq!(raws(&whole).concat(), bytes.clone());
+        prop_assert_eq!(cut(&whole), reference_split(&bytes));
+        prop_assert_eq!(events_of(whole), expected(&blocks_in));
+    }
+
+    /// Arbitrary bytes: the same blocks (or the same error) at any chunking;
+    /// without an error they concatenate to the input, cut where the
+    /// reference cuts, and their events are the events mode's.
+    #[test]
+    fn raw_blocks_of_garbage_are_chunking_independent(
+        bytes in proptest::collection::vec(
+            prop_oneof![any::<u8>(), Just(b'\r'), Just(b'\n'), Just(b':'), Just(b'd'), Just(0xEF)], 0..300),
+        cuts in proptest::collection::vec(any::<usize>(), 0..8),
+    ) {
+        let limits = || SseParser::with_limits(64, 128).with_max_block(200);
+        let whole = blocks(&[&bytes], limits());
+        let chunked = blocks(&chunks(&bytes, &cuts), limits());
+        prop_assert_eq!(&whole, &chunked);
+        let events = {
+            let mut parser = limits();
+            parser.feed(&bytes);
+            let mut v = Vec::new();
+            loop {
+                match parser.finish() {
+                    Ok(Some(e)) => v.push(e),
+                    Ok(None) => break Ok(v),
+                    Err(e) => break Err(e),
+                }
+            }
+        };
+        if let Ok(whole) = whole {
+            prop_assert_eq!(raws(&whole).concat(), bytes.clone());
+            prop_assert_eq!(cut(&whole), reference_split(&bytes));
+            prop_assert_eq!(Ok(events_of(whole)), events);
+        }
+    }
 
     #[test]
     fn any_chunking_yields_the_model_events(

@@ -273,7 +273,7 @@ mod tests {
     fn an_error_after_bookkeeping_is_leading() {
         let err = translate::StreamError {
             status: 529,
-            kind: "overloaded_error".into(),
+            kind: translate::StreamErrorKind::Overloaded,
             message: "Overloaded".into(),
         };
         let events = vec![

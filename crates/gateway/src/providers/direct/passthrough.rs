@@ -451,7 +451,7 @@ fn forwarded_headers(headers: &reqwest::header::HeaderMap) -> axum::http::Header
 fn cut_error(message: String) -> StreamError {
     StreamError {
         status: 502,
-        kind: "upstream_api_error".to_owned(),
+        kind: translate::StreamErrorKind::UpstreamApi,
         message,
     }
 }

@@ -136,7 +136,7 @@ impl ProviderEvents {
         let (message, _) = crate::upstream::http::parse_error_body(StatusCode::OK, bytes);
         Some(StreamError {
             status: 502,
-            kind: "upstream_api_error".to_owned(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message: format!(
                 "the provider answered with a JSON body instead of an event stream: {}",
                 crate::logging::mask_text(&message)
@@ -153,7 +153,7 @@ impl ProviderEvents {
         self.broken = true;
         out.push(ChatEvent::Error(StreamError {
             status: 502,
-            kind: "upstream_api_error".to_owned(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message,
         }));
     }

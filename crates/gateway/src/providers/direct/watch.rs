@@ -162,7 +162,7 @@ impl AnthropicWatch {
                     Ok(e) => translate::anthropic::provider_error(&e.error),
                     Err(_) => StreamError {
                         status: 502,
-                        kind: "upstream_api_error".to_owned(),
+                        kind: translate::StreamErrorKind::UpstreamApi,
                         message: ev.data.clone(),
                     },
                 };
@@ -322,7 +322,7 @@ pub fn openai_error(err: &Value) -> StreamError {
     );
     StreamError {
         status,
-        kind: "upstream_api_error".to_owned(),
+        kind: translate::StreamErrorKind::UpstreamApi,
         message: if message.is_empty() {
             "provider reported an error".to_owned()
         } else {

@@ -131,7 +131,7 @@ impl EventSource {
         }
         let err = StreamError {
             status: StatusCode::BAD_GATEWAY.as_u16(),
-            kind: "upstream_api_error".to_owned(),
+            kind: translate::StreamErrorKind::UpstreamApi,
             message,
         };
         summary.error = Some(err.clone());

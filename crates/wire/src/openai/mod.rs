@@ -12,14 +12,20 @@
 //! Responses and chunks are read leniently (missing members take defaults),
 //! because OpenAI-compatible servers differ in what they omit.
 
+mod error;
+mod models;
 mod request;
 mod response;
+mod stream;
 mod validate;
 
+pub use error::*;
+pub use models::*;
 pub use request::*;
 pub use response::*;
+pub use stream::*;
 pub use validate::validate;
 
 #[cfg(test)]
-#[path = "openai/tests.rs"]
+#[path = "tests.rs"]
 mod tests;

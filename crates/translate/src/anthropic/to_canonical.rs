@@ -224,5 +224,5 @@ fn image_source(source: w::ImageSource) -> ImageSource {
 }
 
 #[cfg(test)]
-#[path = "request_tests.rs"]
+#[path = "to_canonical_tests.rs"]
 mod tests;

@@ -1,4 +1,4 @@
-//! Fast JSON string literals, byte-identical to `serde_json`'s.
+//! Fast JSON string literals, byte-identical to `serde_json`'s, and numbers.
 //!
 //! `serde_json` escapes a string one byte at a time; text-heavy bodies (the
 //! `primary` request's prompt, every streamed delta) spend most of their

@@ -5,7 +5,12 @@
 //! (collected answer out) and [`error_event`] / [`error_body`] (errors out).
 //! As a provider format (OpenAI itself, `custom` endpoints, the assistant
 //! vendor): [`from_chat_request`] (request out), [`StreamParser`] (provider
-//! SSE events in) and [`response_events`] (provider JSON response in).
+//! SSE events in), [`response_events`] (provider JSON response in) and
+//! [`provider_error`] (a provider's error object); relayed natively,
+//! [`StreamWatch`] (usage, errors and ending of a stream passed through).
+//!
+//! Files, as in every format module: `to_canonical` (client request in),
+//! `from_canonical` (request out), `encoder`, `parser`, `response`, `watch`.
 //!
 //! Usage convention: canonical `input_tokens` counts the prompt tokens that
 //! were neither read from nor written to the prompt cache (the messages-format
@@ -18,12 +23,14 @@ mod from_canonical;
 mod parser;
 mod response;
 mod to_canonical;
+mod watch;
 
 pub use encoder::{error_event, StreamEncoder};
 pub use from_canonical::{effort_for_budget, from_chat_request};
-pub use parser::StreamParser;
+pub use parser::{provider_error, StreamParser};
 pub use response::{error_body, render_response, response_events};
 pub use to_canonical::into_chat_request;
+pub use watch::StreamWatch;
 
 use crate::model::Usage;
 
@@ -48,13 +55,13 @@ fn usage_from_wire(usage: &wire::openai::CompletionUsage) -> Usage {
 }
 
 #[cfg(test)]
-#[path = "openai/request_tests.rs"]
+#[path = "request_tests.rs"]
 mod request_tests;
 
 #[cfg(test)]
-#[path = "openai/encoder_tests.rs"]
+#[path = "encoder_tests.rs"]
 mod encoder_tests;
 
 #[cfg(test)]
-#[path = "openai/parser_tests.rs"]
+#[path = "parser_tests.rs"]
 mod parser_tests;

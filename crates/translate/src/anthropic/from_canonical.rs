@@ -370,5 +370,5 @@ fn extra(extra: &Map<String, Value>) -> Map<String, Value> {
 }
 
 #[cfg(test)]
-#[path = "relay_tests.rs"]
+#[path = "from_canonical_tests.rs"]
 mod tests;
