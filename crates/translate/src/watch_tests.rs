@@ -212,7 +212,10 @@ fn relay(format: ClientFormat, strip_usage: bool, pieces: &[&[u8]]) -> Verdict {
             take(block, &mut watch);
         }
     }
-    while let Some(block) = parser.finish_block().unwrap() {
+    // A stream cut inside a multi-byte character ends with an unreadable
+    // last block: the parser refuses it, whatever the chunking, and the
+    // watch has seen everything before it.
+    while let Ok(Some(block)) = parser.finish_block() {
         take(block, &mut watch);
     }
     (forwarded, seen, watch.ending(), watch.usage())

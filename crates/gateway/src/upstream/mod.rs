@@ -6,7 +6,6 @@
 pub mod client;
 pub mod http;
 pub mod reader;
-mod sse_blocks;
 
 use std::time::Duration;
 

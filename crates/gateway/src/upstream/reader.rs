@@ -282,14 +282,12 @@ fn unreadable(e: impl std::fmt::Display) -> DecodeError {
 }
 
 /// Server-sent events as the raw bytes of each event block (forwarded as
-/// they came) with the event they hold (`None` for a comment-only block).
-/// An unterminated last block at the end of input comes without its blank
-/// line, flagged by [`RawEvent::unterminated`].
+/// they came) with the event they hold (`None` for a block without data),
+/// from one scan of the bytes (`wire::sse`'s raw-span mode). An unterminated
+/// last block at the end of input is flagged by [`RawEvent::unterminated`].
 #[derive(Debug)]
 pub struct SseBlocks {
-    splitter: super::sse_blocks::BlockSplitter,
     parser: wire::sse::SseParser,
-    rest_taken: bool,
 }
 
 /// One raw event block.
@@ -305,9 +303,17 @@ impl SseBlocks {
     /// Blocks larger than `max_event` bytes are refused.
     pub fn new(max_event: usize) -> Self {
         SseBlocks {
-            splitter: super::sse_blocks::BlockSplitter::new(max_event),
             parser: wire::sse::SseParser::with_limits(max_event, max_event),
-            rest_taken: false,
+        }
+    }
+}
+
+impl From<wire::sse::SseBlock> for RawEvent {
+    fn from(block: wire::sse::SseBlock) -> Self {
+        RawEvent {
+            bytes: block.raw,
+            event: block.event,
+            unterminated: !block.terminated,
         }
     }
 }
@@ -316,39 +322,22 @@ impl Decode for SseBlocks {
     type Item = RawEvent;
 
     fn feed(&mut self, chunk: &[u8]) {
-        self.splitter.feed(chunk);
+        self.parser.feed(chunk);
     }
 
     fn decode(&mut self) -> Result<Option<Self::Item>, DecodeError> {
-        let Some(block) = self
-            .splitter
+        Ok(self
+            .parser
             .next_block()
-            .map_err(|e| DecodeError(e.to_string()))?
-        else {
-            return Ok(None);
-        };
-        self.parser.feed(&block);
-        let event = self.parser.next_event().map_err(unreadable)?;
-        Ok(Some(RawEvent {
-            bytes: block,
-            event,
-            unterminated: false,
-        }))
+            .map_err(unreadable)?
+            .map(RawEvent::from))
     }
 
     fn finish(&mut self) -> Result<Option<Self::Item>, DecodeError> {
-        if self.rest_taken {
-            return Ok(None);
-        }
-        self.rest_taken = true;
-        Ok(self.splitter.take_rest().map(|rest| {
-            self.parser.feed(&rest);
-            let event = self.parser.finish().ok().flatten();
-            RawEvent {
-                bytes: rest,
-                event,
-                unterminated: true,
-            }
-        }))
+        Ok(self
+            .parser
+            .finish_block()
+            .map_err(unreadable)?
+            .map(RawEvent::from))
     }
 }

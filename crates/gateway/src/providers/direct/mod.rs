@@ -14,10 +14,8 @@
 pub mod credentials;
 pub mod models;
 pub mod passthrough;
-pub mod raw_body;
 pub mod request;
 pub mod stream;
-pub mod watch;
 
 use translate::{ChatEvent, ChatRequest, ClientFormat, ContentPart, Role, ToolResultContent};
 
@@ -26,8 +24,8 @@ pub use request::{Auth, CallExtras, DirectProvider, Endpoint, Initiator};
 use super::{input_estimate, leading_error, Answer, ChatCall, EventAnswer, Events, Route};
 use crate::error::GatewayError;
 use crate::turn::Turn;
-use raw_body::RawObject;
 use stream::ProviderEvents;
+use wire::json::RawObject;
 
 /// Serve `call` through `provider` as `route` says.
 pub async fn serve(
@@ -60,12 +58,13 @@ pub async fn serve(
 
     // What goes out is built once; every attempt sends the same bytes.
     let (body, meta_and_hint, req) = if native {
-        let mut body = RawObject::parse(&call.raw)?;
-        body.set("model", &route.model)?;
+        let mut body = RawObject::parse(&call.raw).map_err(malformed)?;
+        body.set("model", &route.model)
+            .map_err(GatewayError::internal)?;
         if format == ClientFormat::OpenAi && req.stream {
-            body.force_include_usage()?;
+            body.force_include_usage().map_err(GatewayError::internal)?;
         }
-        (body.to_bytes()?, None, call.request)
+        (body.to_bytes(), None, call.request)
     } else {
         let mut req = call.request;
         let client_model = std::mem::replace(&mut req.model, route.model.clone());
@@ -193,6 +192,11 @@ async fn read_converted(
             rest: Events::Done,
         }))
     }
+}
+
+/// A client body that is not the JSON object its format needs.
+pub fn malformed(e: serde_json::Error) -> GatewayError {
+    GatewayError::validation(format!("malformed JSON: {e}"))
 }
 
 /// Nothing but `Start` and `Usage` so far (nothing a client would see yet).

@@ -25,13 +25,13 @@ use axum::response::{IntoResponse, Response};
 use bytes::{Bytes, BytesMut};
 use translate::{ClientFormat, StreamError};
 
-use super::watch::{Ending, Watch};
 use super::Early;
 use crate::error::GatewayError;
 use crate::providers::WireFormat;
 use crate::turn::{error_event, sse_response};
 use crate::upstream::reader::{Peer, RawEvent, Read, Reader, SseBlocks};
 use crate::usage::{Unfinished, UsageTicket};
+use translate::watch::{Ending, Watch};
 
 /// Largest single provider event accepted.
 const MAX_EVENT: usize = 16 * 1024 * 1024;

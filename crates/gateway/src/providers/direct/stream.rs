@@ -175,10 +175,12 @@ pub fn error_in_body(format: WireFormat, body: &[u8]) -> Option<StreamError> {
         WireFormat::Anthropic => {
             match serde_json::from_value::<wire::anthropic::ErrorDetail>(error.clone()) {
                 Ok(detail) => translate::anthropic::provider_error(&detail),
-                Err(_) => super::watch::openai_error(error),
+                Err(_) => translate::openai::provider_error(error),
             }
         }
-        WireFormat::OpenAi | WireFormat::PrimaryEventStream => super::watch::openai_error(error),
+        WireFormat::OpenAi | WireFormat::PrimaryEventStream => {
+            translate::openai::provider_error(error)
+        }
     })
 }
 

@@ -18,10 +18,10 @@ use crate::body::parse_json;
 use crate::config::{RequestConfig, RuntimeConfig};
 use crate::error::GatewayError;
 use crate::providers::direct::passthrough;
-use crate::providers::direct::raw_body::RawObject;
 use crate::providers::{registry, CallExtras, Endpoint, ProviderId};
 use crate::state::AppState;
 use crate::upstream::http::UpstreamError;
+use wire::json::RawObject;
 
 /// Members of a messages body that the counting endpoint does not take.
 const NOT_COUNTED: [&str; 8] = [
@@ -68,8 +68,9 @@ async fn serve(
             .iter()
             .find(|p| p.id == ProviderId::MessagesVendor)
         {
-            let mut raw = RawObject::parse(body)?;
-            raw.set("model", &route.model)?;
+            let mut raw = RawObject::parse(body).map_err(crate::providers::direct::malformed)?;
+            raw.set("model", &route.model)
+                .map_err(GatewayError::internal)?;
             for key in NOT_COUNTED {
                 raw.remove(key);
             }
@@ -84,7 +85,7 @@ async fn serve(
                     &upstream.policy,
                     Endpoint::CountTokens,
                     "",
-                    Some(raw.to_bytes()?),
+                    Some(raw.to_bytes()),
                     &extras,
                 )
                 .await;
