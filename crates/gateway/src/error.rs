@@ -17,7 +17,7 @@ use std::sync::Arc;
 
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
+use serde::Serialize;
 
 /// Why client authentication failed; the message says which (spec 7).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -182,12 +182,17 @@ impl GatewayError {
 
     /// `{"error":{"message":..., "type":...}}`; a lockout adds
     /// `"retry_after_secs"` beside `error` (interfaces.md 6).
-    pub fn body(&self) -> serde_json::Value {
-        let mut body = json!({"error": {"message": self.public_message(), "type": self.kind()}});
-        if let GatewayError::AccountLocked { retry_after_secs } = self {
-            body["retry_after_secs"] = json!(retry_after_secs);
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody {
+            error: ErrorDetail {
+                message: self.public_message(),
+                kind: self.kind(),
+            },
+            retry_after_secs: match self {
+                GatewayError::AccountLocked { retry_after_secs } => Some(*retry_after_secs),
+                _ => None,
+            },
         }
-        body
     }
 
     /// `Retry-After` seconds to send with the response, if any.
@@ -211,6 +216,27 @@ impl From<translate::StreamError> for GatewayError {
             retry_after: None,
         }
     }
+}
+
+/// The body of an error answer (OpenAI's error shape; `/v1/messages`
+/// writes Anthropic's own).
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiError"))]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+    /// A locked account: seconds until it may sign in again.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub retry_after_secs: Option<u64>,
+}
+
+/// What went wrong: a message for people, a type for programs.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ErrorDetail {
+    pub message: String,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
 }
 
 /// What the access log needs of an error; stored in the response extensions.
@@ -263,6 +289,7 @@ impl From<wire::validate::ValidationError> for GatewayError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     async fn body_of(resp: Response) -> serde_json::Value {
         let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)

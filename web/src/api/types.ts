@@ -1,229 +1,72 @@
-// PROVISIONAL: the API's shapes, written by hand from interfaces.md 6,
-// interfaces-full.md and docs/api.md until the types generated from the Rust
-// response structs land in web/src/api/types/ (branch ui-types). This is the
-// only hand-written copy; delete this file when the generated ones arrive
-// (imports of '../api/types' then resolve to the generated index.ts).
+// The API's shapes as the console uses them.
+//
+// What the gateway serves today is generated from its Rust structs into
+// ./generated.ts (crates/gateway/src/ui_api/ts_types.rs; a Rust test fails
+// when that file is stale), so the console and the API cannot drift apart.
+// The rest of this file is PROVISIONAL: the shapes of calls that open issues
+// add (providers and accounts, the model registry, guardrails, the log
+// stream), written from interfaces-full.md. Each moves to generated.ts when
+// its endpoint lands.
 
-export type Role = 'Admin' | 'User';
+export type {
+  AddedDomain,
+  ApiError,
+  ApiKey,
+  ApiKeyList,
+  AuthMethod,
+  ConfigAnswer,
+  ConfigField,
+  ConfigHistory,
+  ConfigHistoryEntry,
+  ConfigSchema,
+  ConfigUpdate,
+  CreatedKey,
+  CreatedUser,
+  DeviceAuthorization,
+  Domain,
+  DomainList,
+  GroupBy,
+  Me,
+  NeedsSecondFactor,
+  Ok,
+  PendingValue,
+  PollStatus,
+  Reload,
+  Role,
+  SignedIn,
+  Status,
+  TwoFactorSetup,
+  TwoFactorVerified,
+  UpstreamStatus,
+  UsageAnswer,
+  UsageFigures,
+  UsageRow,
+  User,
+  UserList,
+  ValueSource,
+} from './generated';
 
-export interface Status {
-  setup_complete: boolean;
-  mode: string;
-  version: string;
-  auth_google_enabled: boolean;
-  auth_password_enabled: boolean;
-}
-
-export interface SignedIn {
-  ok: true;
-  user_id: string;
-  email: string;
-  role: Role;
-  must_change_password: boolean;
-  needs_2fa_setup: boolean;
-}
-
-export interface NeedsSecondFactor {
-  needs_2fa: true;
-  login_token: string;
-}
+import type { ConfigField, NeedsSecondFactor, SignedIn } from './generated';
 
 export type LoginAnswer = SignedIn | NeedsSecondFactor;
 
-export interface Me {
-  user_id: string;
-  email: string;
-  role: Role;
-  auth_method: 'password' | 'sso';
-  totp_enabled: boolean;
-  must_change_password: boolean;
-}
+export type ConfigFieldType = ConfigField['type'];
 
-export interface TwoFactorSetup {
-  secret: string;
-  otpauth_uri: string;
-  qr_code_data_url: string;
-}
+// ---- PROVISIONAL (not served yet) ----
 
-export interface TwoFactorVerified {
-  ok: true;
-  recovery_codes: string[];
-}
+import type { PollAnswer as PrimaryPollAnswer, SystemInfo as ServedSystemInfo } from './generated';
 
-export interface Ok {
-  ok: true;
-}
+/** A device flow's poll: `primary`'s as served, plus what the other
+ * providers' device flows add (per-user providers). */
+export type PollAnswer = PrimaryPollAnswer & { account_id?: string; login?: string };
 
-export interface ApiKey {
-  id: string;
-  key_prefix: string;
-  label: string;
-  last_used: string | null;
-  created_at: string;
-}
-
-export interface ApiKeyList {
-  keys: ApiKey[];
-  count: number;
-}
-
-export interface CreatedKey {
-  id: string;
-  key: string;
-  key_prefix: string;
-  label: string;
-  created_at: string;
-}
-
-export interface UpstreamStatus {
-  has_token: boolean;
-  expired: boolean;
-  sso_start_url?: string;
-  sso_region?: string;
-  upstream_region?: string;
-}
-
-export interface DeviceAuthorization {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete?: string;
-  expires_in: number;
-  interval: number;
-}
-
-export type PollStatus = 'pending' | 'success' | 'expired' | 'denied' | 'slow_down';
-
-export interface PollAnswer {
-  status: PollStatus;
-  message?: string;
-  account_id?: string;
-  login?: string;
-}
-
-export interface UsageFigures {
-  requests: number;
-  errors: number;
-  input_tokens: number;
-  output_tokens: number;
-  cache_read_tokens: number;
-  cache_write_tokens: number;
-  total_tokens: number;
-  avg_latency_ms: number | null;
-}
-
-export interface UsageRow extends UsageFigures {
-  group?: string;
-  user_id?: string;
-  email?: string | null;
-}
-
-export interface UsageAnswer {
-  rows: UsageRow[];
-  count: number;
-  totals: UsageFigures;
-  from: string;
-  to: string | null;
-  group_by: string | null;
-}
-
-export interface User {
-  id: string;
-  email: string;
-  role: Role;
-  auth_method: 'password' | 'sso';
-  totp_enabled: boolean;
-  must_change_password: boolean;
-  sso_linked: boolean;
-  created_at: string;
-  last_login_at: string | null;
-}
-
-export interface UserList {
-  users: User[];
-  count: number;
-}
-
-export interface CreatedUser {
-  ok: true;
-  user_id: string;
-}
-
-export interface Domain {
-  domain: string;
-  added_by: string | null;
-  created_at: string;
-}
-
-export interface DomainList {
-  domains: Domain[];
-  count: number;
-}
-
-export interface ConfigAnswer {
-  values: Record<string, string | number | boolean | null>;
-  sources: Record<string, 'default' | 'environment' | 'database'>;
-  pending_restart: Record<string, { configured: string; running: string }>;
-  sso_enabled: boolean;
-}
-
-export type ConfigFieldType =
-  | 'boolean'
-  | 'integer'
-  | 'duration'
-  | 'byte_size'
-  | 'string'
-  | 'enum'
-  | 'url';
-
-export interface ConfigField {
-  name: string;
-  type: ConfigFieldType;
-  default: string | null;
-  description: string;
-  reload: 'hot' | 'restart';
-  secret: boolean;
-  editable: boolean;
-  values?: string[];
-}
-
-export interface ConfigSchema {
-  fields: ConfigField[];
-}
-
-export interface ConfigHistoryEntry {
-  id: string | number;
-  key: string;
-  old_value: string | null;
-  new_value: string | null;
-  secret: boolean;
-  changed_by: string | null;
-  changed_by_email: string | null;
-  changed_at: string;
-}
-
-export interface ConfigHistory {
-  entries: ConfigHistoryEntry[];
-  count: number;
-}
-
-export interface ConfigUpdate {
-  ok: true;
-  changed: string[];
-  applied: string[];
-  pending_restart: string[];
-}
-
-export interface SystemInfo {
-  version: string;
-  mode: string;
+/** `/system` as served, plus what the operations work adds (build,
+ * replicas, pending restart). */
+export type SystemInfo = ServedSystemInfo & {
   build?: { commit: string | null; built_at: string | null };
-  database?: { kind: 'sqlite' | 'postgres'; schema_version: number | null } | string;
-  started_at?: string;
-  uptime_secs?: number;
   replicas?: { id: string; hostname: string; version: string; last_seen: string }[];
   pending_restart?: string[];
-}
+};
 
 export type ProviderId =
   | 'primary'

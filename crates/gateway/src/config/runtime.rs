@@ -21,7 +21,9 @@ use super::ConfigProblem;
 pub struct RequestConfig(pub std::sync::Arc<RuntimeConfig>);
 
 /// When a changed value takes effect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
 pub enum Reload {
     /// Read on every use: applies to the next request.
     Hot,

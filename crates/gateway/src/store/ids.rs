@@ -16,6 +16,7 @@ macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[cfg_attr(test, derive(ts_rs::TS), ts(type = "string"))]
         pub struct $name(pub Uuid);
 
         impl $name {

@@ -39,7 +39,9 @@ pub struct UsageRecord {
 }
 
 /// What rows are grouped by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
 pub enum GroupBy {
     /// UTC calendar day of the request start (`YYYY-MM-DD`).
     Day,

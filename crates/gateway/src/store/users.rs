@@ -19,6 +19,7 @@ use crate::crypto::TotpSecret;
 
 /// A user's role (spec 5.6).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub enum Role {
     Admin,
     User,
@@ -43,6 +44,7 @@ impl Role {
 
 /// How a person signs in: by password (+ TOTP) or by SSO.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum AuthMethod {
     Password,

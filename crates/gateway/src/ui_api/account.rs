@@ -18,40 +18,58 @@
 use axum::extract::State;
 use axum::response::{IntoResponse as _, Response};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use super::extract::SignedIn;
 use super::json::UiJson;
+use super::reply::{Done, DONE};
 use super::session::{self, Restriction};
 use super::signin;
 use crate::config::Secret;
 use crate::crypto::password;
 use crate::error::GatewayError;
 use crate::state::AppState;
+use crate::store::ids::UserId;
+use crate::store::users::{AuthMethod, Role};
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct ChangePasswordBody {
+    #[cfg_attr(test, ts(type = "string"))]
     current_password: Secret,
+    #[cfg_attr(test, ts(type = "string"))]
     new_password: Secret,
 }
 
 /// `GET /_ui/api/auth/me`.
-pub async fn me(who: SignedIn) -> Json<Value> {
-    Json(json!({
-        "user_id": who.user.id,
-        "email": who.user.email,
-        "role": who.user.role,
-        "auth_method": who.session.auth_method,
-        "totp_enabled": who.user.totp_enabled,
-        "must_change_password": who.user.must_change_password,
-    }))
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Me {
+    user_id: UserId,
+    email: String,
+    role: Role,
+    /// How this session signed in.
+    auth_method: AuthMethod,
+    totp_enabled: bool,
+    must_change_password: bool,
+}
+
+/// `GET /_ui/api/auth/me`.
+pub async fn me(who: SignedIn) -> Json<Me> {
+    Json(Me {
+        user_id: who.user.id,
+        email: who.user.email.clone(),
+        role: who.user.role,
+        auth_method: who.session.auth_method,
+        totp_enabled: who.user.totp_enabled,
+        must_change_password: who.user.must_change_password,
+    })
 }
 
 /// `POST /_ui/api/auth/logout`.
 pub async fn logout(State(app): State<AppState>, who: SignedIn) -> Result<Response, GatewayError> {
     let cookies = session::end(&app, &who).await?;
-    Ok((cookies, Json(json!({"ok": true}))).into_response())
+    Ok((cookies, Json(DONE)).into_response())
 }
 
 /// `POST /_ui/api/auth/password/change`.
@@ -59,7 +77,7 @@ pub async fn change_password(
     State(app): State<AppState>,
     who: SignedIn,
     UiJson(body): UiJson<ChangePasswordBody>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<Done>, GatewayError> {
     if let Some(r @ Restriction::TwoFactorSetup) = who.restriction() {
         return Err(GatewayError::Forbidden(r.message().into()));
     }
@@ -92,5 +110,5 @@ pub async fn change_password(
         .delete_for_user(who.user.id, Some(who.session.id))
         .await?;
     tracing::info!(user_id = %who.user.id, other_sessions_ended = ended, "password changed");
-    Ok(Json(json!({"ok": true})))
+    Ok(Json(DONE))
 }

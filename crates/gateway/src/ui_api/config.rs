@@ -33,11 +33,12 @@ use std::collections::BTreeMap;
 use axum::extract::{Query, State};
 use axum::routing::get;
 use axum::{Json, Router};
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use super::extract::Admin;
 use super::json::UiJson;
+use super::reply::OK;
 use crate::config::value::FieldKind;
 use crate::config::{Reload, RuntimeConfig, FIELDS};
 use crate::error::GatewayError;
@@ -46,6 +47,7 @@ use crate::sso::settings as sso_keys;
 use crate::state::AppState;
 use crate::store::clock::rfc3339;
 use crate::store::config::{ConfigChange, ConfigValue, HISTORY_LIMIT, MASK};
+use crate::store::ids::UserId;
 
 /// The configuration routes (relative to `/_ui/api`).
 pub fn routes() -> Router<AppState> {
@@ -55,14 +57,119 @@ pub fn routes() -> Router<AppState> {
         .route("/config/history", get(history))
 }
 
+/// Where a configured value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "lowercase")]
+pub enum ValueSource {
+    Default,
+    Environment,
+    Database,
+}
+
+impl ValueSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ValueSource::Default => "default",
+            ValueSource::Environment => "environment",
+            ValueSource::Database => "database",
+        }
+    }
+}
+
+impl PartialEq<&str> for ValueSource {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+/// A restart field whose configured value is not the running one.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct PendingValue {
+    configured: String,
+    running: String,
+}
+
+/// `GET /_ui/api/config`: each value as text (`null`: an SSO key not set;
+/// a set secret as the mask), where it comes from, what waits for a restart.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ConfigAnswer {
+    values: BTreeMap<&'static str, Option<String>>,
+    sources: BTreeMap<&'static str, ValueSource>,
+    pending_restart: BTreeMap<&'static str, PendingValue>,
+    sso_enabled: bool,
+}
+
+/// `PUT /_ui/api/config`: what changed, what applies now, what waits for a
+/// restart.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ConfigUpdate {
+    #[cfg_attr(test, ts(type = "true"))]
+    ok: bool,
+    changed: Vec<String>,
+    applied: Vec<&'static str>,
+    pending_restart: Vec<&'static str>,
+}
+
+/// One field of `GET /_ui/api/config/schema`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ConfigField {
+    name: &'static str,
+    /// `boolean`, `integer`, `duration`, `byte_size`, `string`, `enum` or `url`.
+    #[serde(rename = "type")]
+    kind: &'static str,
+    default: Option<String>,
+    description: &'static str,
+    reload: Reload,
+    secret: bool,
+    editable: bool,
+    /// The choices of an `enum` field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    values: Option<Vec<&'static str>>,
+}
+
+/// `GET /_ui/api/config/schema`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ConfigSchema {
+    fields: Vec<ConfigField>,
+}
+
+/// One change of `GET /_ui/api/config/history` (a secret's values masked).
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ConfigHistoryEntry {
+    id: i64,
+    key: String,
+    old_value: Option<String>,
+    new_value: Option<String>,
+    secret: bool,
+    changed_by: Option<UserId>,
+    changed_by_email: Option<String>,
+    changed_at: String,
+}
+
+/// `GET /_ui/api/config/history`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct ConfigHistory {
+    count: usize,
+    entries: Vec<ConfigHistoryEntry>,
+}
+
 /// Where a runtime value comes from.
-fn source(name: &str, env: &RuntimeConfig, stored: bool) -> &'static str {
+fn source(name: &str, env: &RuntimeConfig, stored: bool) -> ValueSource {
     if stored {
-        "database"
+        ValueSource::Database
     } else if env.get(name) != RuntimeConfig::default().get(name) {
-        "environment"
+        ValueSource::Environment
     } else {
-        "default"
+        ValueSource::Default
     }
 }
 
@@ -70,45 +177,45 @@ fn source(name: &str, env: &RuntimeConfig, stored: bool) -> &'static str {
 async fn get_config(
     State(app): State<AppState>,
     _admin: Admin,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<ConfigAnswer>, GatewayError> {
     let store = app.store()?;
     let env = app.env_runtime().clone();
     let stored: BTreeMap<String, ConfigValue> = stored_values(store).await?.into_iter().collect();
     let (configured, _) = overlay(&env, &stored.clone().into_iter().collect::<Vec<_>>());
     let live = app.runtime();
-    let mut values = Map::new();
-    let mut sources = Map::new();
-    let mut pending = Map::new();
+    let mut values = BTreeMap::new();
+    let mut sources = BTreeMap::new();
+    let mut pending = BTreeMap::new();
     for field in FIELDS {
         let value = configured.get(field.name).unwrap_or_default();
         let is_stored = stored.contains_key(field.name) && !ENVIRONMENT_ONLY.contains(&field.name);
-        sources.insert(
-            field.name.into(),
-            source(field.name, &env, is_stored).into(),
-        );
+        sources.insert(field.name, source(field.name, &env, is_stored));
         let running = live.get(field.name).unwrap_or_default();
         if field.reload == Reload::Restart && running != value {
             pending.insert(
-                field.name.into(),
-                json!({"configured": value, "running": running}),
+                field.name,
+                PendingValue {
+                    configured: value.clone(),
+                    running,
+                },
             );
         }
-        values.insert(field.name.into(), value.into());
+        values.insert(field.name, Some(value));
     }
     for key in sso_keys::KEYS {
         let shown = match stored.get(key.name) {
-            Some(v) if v.expose().is_empty() => Value::Null,
-            Some(v) if key.secret || v.is_secret() => MASK.into(),
-            Some(v) => v.expose().into(),
-            None => Value::Null,
+            Some(v) if v.expose().is_empty() => None,
+            Some(v) if key.secret || v.is_secret() => Some(MASK.to_owned()),
+            Some(v) => Some(v.expose().to_owned()),
+            None => None,
         };
         let origin = if stored.contains_key(key.name) {
-            "database"
+            ValueSource::Database
         } else {
-            "default"
+            ValueSource::Default
         };
-        sources.insert(key.name.into(), origin.into());
-        values.insert(key.name.into(), shown);
+        sources.insert(key.name, origin);
+        values.insert(key.name, shown);
     }
     let sso_enabled = sso_keys::SsoSettings::from_values(
         stored.get(sso_keys::ISSUER_URL).map(ConfigValue::expose),
@@ -116,12 +223,12 @@ async fn get_config(
         stored.get(sso_keys::CLIENT_SECRET).map(ConfigValue::expose),
     )
     .is_some();
-    Ok(Json(json!({
-        "values": values,
-        "sources": sources,
-        "pending_restart": pending,
-        "sso_enabled": sso_enabled,
-    })))
+    Ok(Json(ConfigAnswer {
+        values,
+        sources,
+        pending_restart: pending,
+        sso_enabled,
+    }))
 }
 
 /// One validated change of a PUT.
@@ -222,7 +329,7 @@ async fn put_config(
     State(app): State<AppState>,
     admin: Admin,
     UiJson(body): UiJson<Map<String, Value>>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<ConfigUpdate>, GatewayError> {
     let store = app.store()?;
     let env = app.env_runtime().clone();
     let before: BTreeMap<String, ConfigValue> = stored_values(store).await?.into_iter().collect();
@@ -274,50 +381,49 @@ async fn put_config(
         app.set_runtime(next);
     }
     tracing::info!(by = %admin.user.id, changed = ?changed, applied = ?applied, pending_restart = ?pending, "configuration updated");
-    Ok(Json(json!({
-        "ok": true,
-        "changed": changed,
-        "applied": applied,
-        "pending_restart": pending,
-    })))
-}
-
-fn kind_name(kind: FieldKind) -> &'static str {
-    kind.as_str()
+    Ok(Json(ConfigUpdate {
+        ok: OK,
+        changed: changed.into_iter().map(str::to_owned).collect(),
+        applied,
+        pending_restart: pending,
+    }))
 }
 
 /// `GET /_ui/api/config/schema`.
-async fn schema(_admin: Admin) -> Json<Value> {
-    let mut fields: Vec<Value> = FIELDS
+async fn schema(_admin: Admin) -> Json<ConfigSchema> {
+    let mut fields: Vec<ConfigField> = FIELDS
         .iter()
-        .map(|f| {
-            let mut row = json!({
-                "name": f.name,
-                "type": kind_name(f.kind),
-                "default": f.default_text(),
-                "description": f.description,
-                "reload": f.reload.as_str(),
-                "secret": false,
-                "editable": !ENVIRONMENT_ONLY.contains(&f.name),
-            });
-            if let FieldKind::Enum(values) = f.kind {
-                row["values"] = json!(values);
-            }
-            row
+        .map(|f| ConfigField {
+            name: f.name,
+            kind: f.kind.as_str(),
+            default: Some(f.default_text()),
+            description: f.description,
+            reload: f.reload,
+            secret: false,
+            editable: !ENVIRONMENT_ONLY.contains(&f.name),
+            values: match f.kind {
+                FieldKind::Enum(values) => Some(values.to_vec()),
+                _ => None,
+            },
         })
         .collect();
     for key in sso_keys::KEYS {
-        fields.push(json!({
-            "name": key.name,
-            "type": if key.name == sso_keys::ISSUER_URL { "url" } else { "string" },
-            "default": Value::Null,
-            "description": key.description,
-            "reload": Reload::Hot.as_str(),
-            "secret": key.secret,
-            "editable": true,
-        }));
+        fields.push(ConfigField {
+            name: key.name,
+            kind: if key.name == sso_keys::ISSUER_URL {
+                "url"
+            } else {
+                "string"
+            },
+            default: None,
+            description: key.description,
+            reload: Reload::Hot,
+            secret: key.secret,
+            editable: true,
+            values: None,
+        });
     }
-    Json(json!({ "fields": fields }))
+    Json(ConfigSchema { fields })
 }
 
 #[derive(Debug, Deserialize)]
@@ -330,7 +436,7 @@ async fn history(
     State(app): State<AppState>,
     _admin: Admin,
     Query(q): Query<HistoryQuery>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<ConfigHistory>, GatewayError> {
     let limit = q.limit.unwrap_or(HISTORY_LIMIT);
     if !(1..=HISTORY_LIMIT).contains(&limit) {
         return Err(GatewayError::validation(format!(
@@ -338,27 +444,26 @@ async fn history(
         )));
     }
     let entries = app.store()?.config().history(limit).await?;
-    let list: Vec<Value> = entries
-        .iter()
+    let entries: Vec<ConfigHistoryEntry> = entries
+        .into_iter()
         .map(|e| {
-            let shown = |v: &Option<String>| match v {
-                Some(_) if e.secret => Value::from(MASK),
-                Some(v) => Value::from(v.as_str()),
-                None => Value::Null,
-            };
-            json!({
-                "id": e.id,
-                "key": e.key,
-                "old_value": shown(&e.old_value),
-                "new_value": shown(&e.new_value),
-                "secret": e.secret,
-                "changed_by": e.changed_by,
-                "changed_by_email": e.changed_by_email,
-                "changed_at": rfc3339(e.changed_at),
-            })
+            let shown = |v: Option<String>| v.map(|v| if e.secret { MASK.to_owned() } else { v });
+            ConfigHistoryEntry {
+                id: e.id,
+                old_value: shown(e.old_value),
+                new_value: shown(e.new_value),
+                key: e.key,
+                secret: e.secret,
+                changed_by: e.changed_by,
+                changed_by_email: e.changed_by_email,
+                changed_at: rfc3339(e.changed_at),
+            }
         })
         .collect();
-    Ok(Json(json!({"count": list.len(), "entries": list})))
+    Ok(Json(ConfigHistory {
+        count: entries.len(),
+        entries,
+    }))
 }
 
 #[cfg(test)]

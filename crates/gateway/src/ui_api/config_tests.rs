@@ -1,4 +1,5 @@
 use super::*;
+use serde_json::json;
 
 fn body(v: Value) -> Map<String, Value> {
     v.as_object().cloned().unwrap()

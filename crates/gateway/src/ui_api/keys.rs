@@ -16,11 +16,11 @@
 
 use axum::extract::{Path, State};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use super::extract::SessionUser;
 use super::json::UiJson;
+use super::reply::{Done, DONE};
 use crate::auth::keys;
 use crate::error::GatewayError;
 use crate::state::AppState;
@@ -32,8 +32,10 @@ use crate::store::ids::ApiKeyId;
 pub const LABEL_MAX: usize = 100;
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CreateKeyBody"))]
 pub struct CreateBody {
     #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
     label: Option<String>,
 }
 
@@ -53,24 +55,59 @@ fn valid_label(label: Option<&str>) -> Result<String, GatewayError> {
     Ok(label.to_owned())
 }
 
-fn key_json(k: &ApiKeyRecord) -> Value {
-    json!({
-        "id": k.id,
-        "key_prefix": k.key_prefix,
-        "label": k.label,
-        "last_used": k.last_used_at.map(rfc3339),
-        "created_at": rfc3339(k.created_at),
-    })
+/// One of the caller's keys, without its secret.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiKey"))]
+pub struct KeyView {
+    id: ApiKeyId,
+    key_prefix: String,
+    label: String,
+    last_used: Option<String>,
+    created_at: String,
+}
+
+impl From<&ApiKeyRecord> for KeyView {
+    fn from(k: &ApiKeyRecord) -> Self {
+        KeyView {
+            id: k.id,
+            key_prefix: k.key_prefix.clone(),
+            label: k.label.clone(),
+            last_used: k.last_used_at.map(rfc3339),
+            created_at: rfc3339(k.created_at),
+        }
+    }
+}
+
+/// `GET /_ui/api/keys`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiKeyList"))]
+pub struct KeyList {
+    count: usize,
+    keys: Vec<KeyView>,
+}
+
+/// `POST /_ui/api/keys`: the new key, its secret shown this once.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct CreatedKey {
+    id: ApiKeyId,
+    key: String,
+    key_prefix: String,
+    label: String,
+    created_at: String,
 }
 
 /// `GET /_ui/api/keys`.
 pub async fn list(
     State(app): State<AppState>,
     who: SessionUser,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<KeyList>, GatewayError> {
     let keys = app.store()?.api_keys().list_for_user(who.user.id).await?;
-    let list: Vec<Value> = keys.iter().map(key_json).collect();
-    Ok(Json(json!({"count": list.len(), "keys": list})))
+    let keys: Vec<KeyView> = keys.iter().map(KeyView::from).collect();
+    Ok(Json(KeyList {
+        count: keys.len(),
+        keys,
+    }))
 }
 
 /// `POST /_ui/api/keys`.
@@ -78,7 +115,7 @@ pub async fn create(
     State(app): State<AppState>,
     who: SessionUser,
     UiJson(body): UiJson<CreateBody>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<CreatedKey>, GatewayError> {
     let label = valid_label(body.label.as_deref())?;
     let generated = keys::generate();
     let record = app
@@ -92,13 +129,13 @@ pub async fn create(
         })
         .await?;
     tracing::info!(user_id = %who.user.id, key_id = %record.id, "API key created");
-    Ok(Json(json!({
-        "id": record.id,
-        "key": generated.key.expose(),
-        "key_prefix": record.key_prefix,
-        "label": record.label,
-        "created_at": rfc3339(record.created_at),
-    })))
+    Ok(Json(CreatedKey {
+        id: record.id,
+        key: generated.key.expose().to_owned(),
+        key_prefix: record.key_prefix,
+        label: record.label,
+        created_at: rfc3339(record.created_at),
+    }))
 }
 
 /// `DELETE /_ui/api/keys/{id}`.
@@ -106,7 +143,7 @@ pub async fn delete(
     State(app): State<AppState>,
     who: SessionUser,
     Path(id): Path<String>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<Done>, GatewayError> {
     let not_found = || GatewayError::NotFound("API key not found".into());
     let id: ApiKeyId = id.parse().map_err(|_| not_found())?;
     let hash = app
@@ -118,7 +155,7 @@ pub async fn delete(
     // Other replicas hear of it from the store's trigger (PostgreSQL).
     app.key_cache().invalidate_hex(&hash).await;
     tracing::info!(user_id = %who.user.id, key_id = %id, "API key deleted");
-    Ok(Json(json!({"ok": true})))
+    Ok(Json(DONE))
 }
 
 #[cfg(test)]

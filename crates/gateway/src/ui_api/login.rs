@@ -14,49 +14,80 @@
 use axum::extract::State;
 use axum::response::{IntoResponse as _, Response};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq as _;
 
 use super::json::UiJson;
+use super::reply::OK;
 use super::session::establish;
 use super::signin::{self, PasswordOutcome};
 use crate::config::Secret;
 use crate::crypto::password;
 use crate::error::GatewayError;
 use crate::state::AppState;
-use crate::store::users::{validate_email, AuthMethod, NewUser, RoleChoice, User};
+use crate::store::ids::{LoginToken, UserId};
+use crate::store::users::{validate_email, AuthMethod, NewUser, Role, RoleChoice, User};
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct LoginBody {
     email: String,
+    #[cfg_attr(test, ts(type = "string"))]
     password: Secret,
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SecondFactorBody {
     login_token: String,
     code: String,
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct SetupBody {
+    #[cfg_attr(test, ts(type = "string"))]
     setup_code: Secret,
     email: String,
+    #[cfg_attr(test, ts(type = "string"))]
     password: Secret,
+}
+
+/// Signed in: the session's cookies come with it.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SignedIn {
+    #[cfg_attr(test, ts(type = "true"))]
+    ok: bool,
+    user_id: UserId,
+    email: String,
+    role: Role,
+    must_change_password: bool,
+    /// The session can reach only 2FA enrollment, me, logout and status
+    /// until TOTP is enabled.
+    needs_2fa_setup: bool,
+}
+
+/// The password was right; the second factor is next.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct NeedsSecondFactor {
+    #[cfg_attr(test, ts(type = "true"))]
+    needs_2fa: bool,
+    login_token: LoginToken,
 }
 
 /// Start a password session for `user` and answer "signed in".
 async fn signed_in(app: &AppState, user: &User) -> Result<Response, GatewayError> {
     let cookies = establish(app, user, AuthMethod::Password).await?;
-    let body = json!({
-        "ok": true,
-        "user_id": user.id,
-        "email": user.email,
-        "role": user.role,
-        "must_change_password": user.must_change_password,
-        "needs_2fa_setup": !user.totp_enabled,
-    });
+    let body = SignedIn {
+        ok: OK,
+        user_id: user.id,
+        email: user.email.clone(),
+        role: user.role,
+        must_change_password: user.must_change_password,
+        needs_2fa_setup: !user.totp_enabled,
+    };
     Ok((cookies, Json(body)).into_response())
 }
 
@@ -67,9 +98,11 @@ pub async fn login(
 ) -> Result<Response, GatewayError> {
     match signin::check_password(&app, &body.email, &body.password).await? {
         PasswordOutcome::Complete(user) => signed_in(&app, &user).await,
-        PasswordOutcome::NeedsSecondFactor(token) => {
-            Ok(Json(json!({"needs_2fa": true, "login_token": token})).into_response())
-        }
+        PasswordOutcome::NeedsSecondFactor(token) => Ok(Json(NeedsSecondFactor {
+            needs_2fa: true,
+            login_token: token,
+        })
+        .into_response()),
     }
 }
 

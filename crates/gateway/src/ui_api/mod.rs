@@ -32,10 +32,13 @@ pub mod extract;
 pub mod json;
 pub mod keys;
 pub mod login;
+pub mod reply;
 pub mod session;
 pub mod signin;
 pub mod sso;
 pub mod status;
+#[cfg(test)]
+mod ts_types;
 pub mod two_factor;
 pub mod upstream;
 pub mod usage;

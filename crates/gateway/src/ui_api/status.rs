@@ -9,13 +9,37 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde_json::{json, Value};
+use serde::Serialize;
 
 use super::extract::SessionUser;
 use crate::error::GatewayError;
 use crate::routes::health::VERSION;
 use crate::state::AppState;
 use crate::store::{clock, Store, StoreError};
+
+/// `GET /_ui/api/status`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct Status {
+    setup_complete: bool,
+    /// `full` or `proxy`.
+    mode: &'static str,
+    version: &'static str,
+    auth_google_enabled: bool,
+    auth_password_enabled: bool,
+}
+
+/// `GET /_ui/api/system`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct SystemInfo {
+    version: &'static str,
+    mode: &'static str,
+    /// `sqlite` or `postgres`.
+    database: &'static str,
+    uptime_secs: u64,
+    started_at: String,
+}
 
 /// Whether every SSO key has a non-empty stored value.
 pub async fn sso_configured(store: &Store) -> Result<bool, StoreError> {
@@ -29,29 +53,29 @@ pub async fn sso_configured(store: &Store) -> Result<bool, StoreError> {
 }
 
 /// `GET /_ui/api/status`.
-pub async fn status(State(app): State<AppState>) -> Result<Json<Value>, GatewayError> {
+pub async fn status(State(app): State<AppState>) -> Result<Json<Status>, GatewayError> {
     let store = app.store()?;
-    Ok(Json(json!({
-        "setup_complete": app.setup_complete().await?,
-        "mode": app.config().mode.as_str(),
-        "version": VERSION,
-        "auth_google_enabled": sso_configured(store).await?,
-        "auth_password_enabled": true,
-    })))
+    Ok(Json(Status {
+        setup_complete: app.setup_complete().await?,
+        mode: app.config().mode.as_str(),
+        version: VERSION,
+        auth_google_enabled: sso_configured(store).await?,
+        auth_password_enabled: true,
+    }))
 }
 
 /// `GET /_ui/api/system`.
 pub async fn system(
     State(app): State<AppState>,
     _who: SessionUser,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<SystemInfo>, GatewayError> {
     let uptime = app.uptime().as_secs();
     let started = clock::now().saturating_sub(i64::try_from(uptime).unwrap_or(0));
-    Ok(Json(json!({
-        "version": VERSION,
-        "mode": app.config().mode.as_str(),
-        "database": app.store()?.backend().as_str(),
-        "uptime_secs": uptime,
-        "started_at": clock::rfc3339(started),
-    })))
+    Ok(Json(SystemInfo {
+        version: VERSION,
+        mode: app.config().mode.as_str(),
+        database: app.store()?.backend().as_str(),
+        uptime_secs: uptime,
+        started_at: clock::rfc3339(started),
+    }))
 }

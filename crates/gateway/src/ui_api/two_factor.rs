@@ -14,11 +14,11 @@
 use axum::extract::State;
 use axum::Json;
 use base64::Engine as _;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use super::extract::SignedIn;
 use super::json::UiJson;
+use super::reply::OK;
 use super::session::Restriction;
 use crate::crypto::{random, totp, TotpSecret};
 use crate::error::GatewayError;
@@ -29,8 +29,28 @@ use crate::store::clock;
 pub const RECOVERY_CODES: usize = 8;
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TwoFactorVerifyBody"))]
 pub struct VerifyBody {
     code: String,
+}
+
+/// `GET /_ui/api/auth/2fa/setup`: the secret to enroll.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TwoFactorSetup {
+    secret: String,
+    otpauth_uri: String,
+    qr_code_data_url: String,
+}
+
+/// `POST /_ui/api/auth/2fa/verify`: 2FA is on; the recovery codes, shown
+/// this once.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct TwoFactorVerified {
+    #[cfg_attr(test, ts(type = "true"))]
+    ok: bool,
+    recovery_codes: Vec<String>,
 }
 
 fn refuse_password_reset(who: &SignedIn) -> Result<(), GatewayError> {
@@ -60,7 +80,7 @@ fn qr_data_url(uri: &str) -> Result<String, GatewayError> {
 pub async fn setup(
     State(app): State<AppState>,
     who: SignedIn,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<TwoFactorSetup>, GatewayError> {
     refuse_password_reset(&who)?;
     if who.user.totp_enabled {
         return Err(GatewayError::Conflict(
@@ -73,11 +93,11 @@ pub async fn setup(
         .set_pending_totp(who.user.id, &secret)
         .await?;
     let uri = secret.otpauth_uri(&who.user.email);
-    Ok(Json(json!({
-        "secret": secret.to_base32(),
-        "qr_code_data_url": qr_data_url(&uri)?,
-        "otpauth_uri": uri,
-    })))
+    Ok(Json(TwoFactorSetup {
+        secret: secret.to_base32(),
+        qr_code_data_url: qr_data_url(&uri)?,
+        otpauth_uri: uri,
+    }))
 }
 
 /// `POST /_ui/api/auth/2fa/verify`.
@@ -85,7 +105,7 @@ pub async fn verify(
     State(app): State<AppState>,
     who: SignedIn,
     UiJson(body): UiJson<VerifyBody>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<TwoFactorVerified>, GatewayError> {
     refuse_password_reset(&who)?;
     if who.user.totp_enabled {
         return Err(GatewayError::Conflict(
@@ -108,5 +128,8 @@ pub async fn verify(
         .enable_totp(who.user.id, &secret, step, &hashes)
         .await?;
     tracing::info!(user_id = %who.user.id, "two-factor authentication enabled");
-    Ok(Json(json!({"ok": true, "recovery_codes": codes})))
+    Ok(Json(TwoFactorVerified {
+        ok: OK,
+        recovery_codes: codes,
+    }))
 }

@@ -25,11 +25,11 @@
 
 use axum::extract::State;
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use super::extract::SessionUser;
 use super::json::UiJson;
+use super::reply::{Done, DONE};
 use crate::config::endpoints::{normalize_start_url, INDIVIDUAL_START_URL};
 use crate::config::value::FieldValue as _;
 use crate::config::{Region, Secret};
@@ -44,18 +44,77 @@ use crate::store::ids::UserId;
 use crate::store::upstream_credentials::{PendingDevice, UpstreamCredentials};
 
 #[derive(Deserialize, Default)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "UpstreamSetupBody"))]
 pub struct SetupBody {
     #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
     sso_start_url: Option<String>,
     #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
     sso_region: Option<String>,
     #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
     upstream_region: Option<String>,
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "UpstreamPollBody"))]
 pub struct PollBody {
+    #[cfg_attr(test, ts(type = "string"))]
     device_code: Secret,
+}
+
+/// `GET /_ui/api/upstream/status`: the three places are there only when
+/// credentials are stored.
+#[derive(Debug, Default, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct UpstreamStatus {
+    has_token: bool,
+    expired: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    sso_start_url: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    sso_region: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    upstream_region: Option<String>,
+}
+
+/// `POST /_ui/api/upstream/setup`: the device authorization to approve.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct DeviceAuthorization {
+    device_code: String,
+    user_code: String,
+    verification_uri: String,
+    verification_uri_complete: String,
+    expires_in: u64,
+    interval: u64,
+}
+
+/// Where a device authorization stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
+pub enum PollStatus {
+    Pending,
+    /// Poll less often: add 5 s to the interval.
+    SlowDown,
+    Success,
+    Expired,
+    Denied,
+}
+
+/// `POST /_ui/api/upstream/poll`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct PollAnswer {
+    status: PollStatus,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    message: Option<String>,
 }
 
 fn region(field: &str, value: Option<&str>, default: &str) -> Result<String, GatewayError> {
@@ -78,10 +137,10 @@ fn oidc_failure(e: &OidcError) -> GatewayError {
 pub async fn status(
     State(app): State<AppState>,
     who: SessionUser,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<UpstreamStatus>, GatewayError> {
     let store = app.store()?;
     let Some(creds) = store.upstream_credentials().get(who.user.id).await? else {
-        return Ok(Json(json!({"has_token": false, "expired": false})));
+        return Ok(Json(UpstreamStatus::default()));
     };
     let expired = match app.user_tokens().source(app.store()?, who.user.id).await? {
         Some(source) if source.refused() => true,
@@ -96,13 +155,13 @@ pub async fn status(
         },
         None => false,
     };
-    Ok(Json(json!({
-        "has_token": true,
-        "expired": expired,
-        "sso_start_url": creds.sso_start_url,
-        "sso_region": creds.sso_region,
-        "upstream_region": creds.upstream_region,
-    })))
+    Ok(Json(UpstreamStatus {
+        has_token: true,
+        expired,
+        sso_start_url: Some(creds.sso_start_url),
+        sso_region: Some(creds.sso_region),
+        upstream_region: Some(creds.upstream_region),
+    }))
 }
 
 /// `POST /_ui/api/upstream/setup`.
@@ -110,7 +169,7 @@ pub async fn setup(
     State(app): State<AppState>,
     who: SessionUser,
     UiJson(body): UiJson<SetupBody>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<DeviceAuthorization>, GatewayError> {
     let config = app.config();
     let start_url = match body
         .sso_start_url
@@ -180,21 +239,18 @@ pub async fn setup(
         })
         .await?;
     tracing::info!(user_id = %who.user.id, %sso_region, "upstream device authorization started");
-    Ok(Json(json!({
-        "device_code": auth.device_code.expose(),
-        "user_code": auth.user_code,
-        "verification_uri": auth.verification_uri,
-        "verification_uri_complete": auth.url(),
-        "expires_in": auth.expires_in,
-        "interval": auth.interval.unwrap_or(5),
-    })))
+    Ok(Json(DeviceAuthorization {
+        device_code: auth.device_code.expose().to_owned(),
+        verification_uri_complete: auth.url().to_owned(),
+        user_code: auth.user_code,
+        verification_uri: auth.verification_uri,
+        expires_in: auth.expires_in,
+        interval: auth.interval.unwrap_or(5),
+    }))
 }
 
-fn poll_answer(status: &str, message: Option<String>) -> Json<Value> {
-    match message {
-        Some(m) => Json(json!({"status": status, "message": m})),
-        None => Json(json!({"status": status})),
-    }
+fn poll_answer(status: PollStatus, message: Option<String>) -> Json<PollAnswer> {
+    Json(PollAnswer { status, message })
 }
 
 /// `POST /_ui/api/upstream/poll`.
@@ -202,7 +258,7 @@ pub async fn poll(
     State(app): State<AppState>,
     who: SessionUser,
     UiJson(body): UiJson<PollBody>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<PollAnswer>, GatewayError> {
     let store = app.store()?;
     let hash = sha256_hex(body.device_code.expose());
     let pending = store
@@ -214,7 +270,7 @@ pub async fn poll(
         })?;
     if now() >= pending.expires_at {
         store.upstream_credentials().drop_pending(&hash).await?;
-        return Ok(poll_answer("expired", None));
+        return Ok(poll_answer(PollStatus::Expired, None));
     }
     let registration = Registration {
         client_id: pending.client_id.clone(),
@@ -229,12 +285,12 @@ pub async fn poll(
         Ok(grant) => match grant.refresh_token {
             Some(refresh_token) => {
                 finish(&app, who.user.id, &hash, pending, refresh_token).await?;
-                Ok(poll_answer("success", None))
+                Ok(poll_answer(PollStatus::Success, None))
             }
             None => {
                 store.upstream_credentials().drop_pending(&hash).await?;
                 Ok(poll_answer(
-                    "denied",
+                    PollStatus::Denied,
                     Some("the SSO service issued no refresh token".into()),
                 ))
             }
@@ -242,17 +298,17 @@ pub async fn poll(
         Err(OidcError::OAuth {
             code: OAuthCode::AuthorizationPending,
             ..
-        }) => Ok(poll_answer("pending", None)),
+        }) => Ok(poll_answer(PollStatus::Pending, None)),
         Err(OidcError::OAuth {
             code: OAuthCode::SlowDown,
             ..
-        }) => Ok(poll_answer("slow_down", None)),
+        }) => Ok(poll_answer(PollStatus::SlowDown, None)),
         Err(OidcError::OAuth {
             code: OAuthCode::ExpiredToken,
             ..
         }) => {
             store.upstream_credentials().drop_pending(&hash).await?;
-            Ok(poll_answer("expired", None))
+            Ok(poll_answer(PollStatus::Expired, None))
         }
         Err(e) if e.is_rejection() => {
             store.upstream_credentials().drop_pending(&hash).await?;
@@ -263,11 +319,11 @@ pub async fn poll(
                 } => None,
                 other => Some(other.to_string()),
             };
-            Ok(poll_answer("denied", message))
+            Ok(poll_answer(PollStatus::Denied, message))
         }
         // Unreachable or failing: the authorization may still complete.
         Err(e) => Ok(poll_answer(
-            "pending",
+            PollStatus::Pending,
             Some(format!(
                 "the SSO service could not be asked, still waiting: {e}"
             )),
@@ -310,7 +366,7 @@ async fn finish(
 pub async fn delete_token(
     State(app): State<AppState>,
     who: SessionUser,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<Done>, GatewayError> {
     let removed = app
         .store()?
         .upstream_credentials()
@@ -320,5 +376,5 @@ pub async fn delete_token(
     if removed {
         tracing::info!(user_id = %who.user.id, "upstream credentials removed");
     }
-    Ok(Json(json!({"ok": true})))
+    Ok(Json(DONE))
 }

@@ -21,8 +21,7 @@
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, State};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Map, Value};
+use serde::{Deserialize, Serialize};
 use time::format_description::well_known::Rfc3339;
 use time::{Date, OffsetDateTime, Time};
 
@@ -113,35 +112,67 @@ fn read_query(
     ))
 }
 
-fn counters(row: &UsageRow, out: &mut Map<String, Value>) {
-    out.insert("requests".into(), row.requests.into());
-    out.insert("errors".into(), row.errors.into());
-    out.insert("input_tokens".into(), row.input_tokens.into());
-    out.insert("output_tokens".into(), row.output_tokens.into());
-    out.insert("cache_read_tokens".into(), row.cache_read_tokens.into());
-    out.insert("cache_write_tokens".into(), row.cache_write_tokens.into());
-    out.insert(
-        "total_tokens".into(),
-        row.input_tokens
-            .saturating_add(row.output_tokens)
-            .saturating_add(row.cache_read_tokens)
-            .saturating_add(row.cache_write_tokens)
-            .into(),
-    );
-    out.insert("avg_latency_ms".into(), row.avg_latency_ms.into());
+/// The counters of a row, or of the whole range.
+#[derive(Debug, Default, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct UsageFigures {
+    requests: i64,
+    errors: i64,
+    input_tokens: i64,
+    output_tokens: i64,
+    cache_read_tokens: i64,
+    cache_write_tokens: i64,
+    total_tokens: i64,
+    avg_latency_ms: i64,
 }
 
-fn row_json(row: &UsageRow, grouped: bool, by_user: bool) -> Value {
-    let mut out = Map::new();
-    if grouped {
-        out.insert("group".into(), json!(row.group));
+impl From<&UsageRow> for UsageFigures {
+    fn from(row: &UsageRow) -> Self {
+        UsageFigures {
+            requests: row.requests,
+            errors: row.errors,
+            input_tokens: row.input_tokens,
+            output_tokens: row.output_tokens,
+            cache_read_tokens: row.cache_read_tokens,
+            cache_write_tokens: row.cache_write_tokens,
+            total_tokens: row
+                .input_tokens
+                .saturating_add(row.output_tokens)
+                .saturating_add(row.cache_read_tokens)
+                .saturating_add(row.cache_write_tokens),
+            avg_latency_ms: row.avg_latency_ms,
+        }
     }
-    if by_user {
-        out.insert("user_id".into(), json!(row.user_id));
-        out.insert("email".into(), json!(row.email));
-    }
-    counters(row, &mut out);
-    Value::Object(out)
+}
+
+/// One row: `group` when grouped (`null` for requests without a model or
+/// provider), `user_id` and `email` when per user.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "UsageRow"))]
+pub struct UsageRowView {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    group: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    user_id: Option<Option<String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    email: Option<Option<String>>,
+    #[serde(flatten)]
+    figures: UsageFigures,
+}
+
+/// A usage report.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct UsageAnswer {
+    count: usize,
+    rows: Vec<UsageRowView>,
+    totals: UsageFigures,
+    from: String,
+    to: Option<String>,
+    group_by: Option<GroupBy>,
 }
 
 async fn report(
@@ -149,26 +180,28 @@ async fn report(
     filter: UsageFilter,
     group_by: Option<GroupBy>,
     by_user: bool,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<UsageAnswer>, GatewayError> {
     let usage = app.store()?.usage();
     let rows = usage.aggregate(filter, group_by, by_user).await?;
     let totals = usage.aggregate(filter, None, false).await?;
-    let mut total = Map::new();
-    if let Some(t) = totals.first() {
-        counters(t, &mut total);
-    }
-    let list: Vec<Value> = rows
+    let rows: Vec<UsageRowView> = rows
         .iter()
-        .map(|r| row_json(r, group_by.is_some(), by_user))
+        .map(|r| UsageRowView {
+            group: group_by.map(|_| r.group.clone()),
+            user_id: by_user.then(|| r.user_id.clone()),
+            email: by_user.then(|| r.email.clone()),
+            figures: UsageFigures::from(r),
+        })
         .collect();
-    Ok(Json(json!({
-        "count": list.len(),
-        "rows": list,
-        "totals": total,
-        "from": filter.from.map(rfc3339),
-        "to": filter.to.map(rfc3339),
-        "group_by": group_by.map(GroupBy::as_str),
-    })))
+    Ok(Json(UsageAnswer {
+        count: rows.len(),
+        rows,
+        // One row always: an aggregate over no requests counts zeros.
+        totals: totals.first().map(UsageFigures::from).unwrap_or_default(),
+        from: filter.from.map(rfc3339).unwrap_or_default(),
+        to: filter.to.map(rfc3339),
+        group_by,
+    }))
 }
 
 fn query(q: Result<Query<UsageQuery>, QueryRejection>) -> Result<UsageQuery, GatewayError> {
@@ -181,7 +214,7 @@ pub async fn own(
     State(app): State<AppState>,
     who: SessionUser,
     q: Result<Query<UsageQuery>, QueryRejection>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<UsageAnswer>, GatewayError> {
     let q = query(q)?;
     if q.user_id.is_some() {
         return Err(GatewayError::validation(
@@ -198,7 +231,7 @@ pub async fn global(
     State(app): State<AppState>,
     _admin: Admin,
     q: Result<Query<UsageQuery>, QueryRejection>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<UsageAnswer>, GatewayError> {
     let (filter, group_by) = read_query(&query(q)?, Some(GroupBy::Day))?;
     report(&app, filter, group_by, false).await
 }
@@ -208,7 +241,7 @@ pub async fn per_user(
     State(app): State<AppState>,
     _admin: Admin,
     q: Result<Query<UsageQuery>, QueryRejection>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<UsageAnswer>, GatewayError> {
     let (filter, group_by) = read_query(&query(q)?, None)?;
     report(&app, filter, group_by, true).await
 }

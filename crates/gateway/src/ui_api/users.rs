@@ -17,11 +17,11 @@
 
 use axum::extract::{Path, State};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde::{Deserialize, Serialize};
 
 use super::extract::Admin;
 use super::json::UiJson;
+use super::reply::{Done, DONE, OK};
 use crate::config::Secret;
 use crate::crypto::password;
 use crate::error::GatewayError;
@@ -31,35 +31,73 @@ use crate::store::ids::UserId;
 use crate::store::users::{validate_email, AuthMethod, NewUser, Role, RoleChoice, User};
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
 pub struct RoleBody {
     role: Role,
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CreateUserBody"))]
 pub struct CreateBody {
     email: String,
+    #[cfg_attr(test, ts(type = "string"))]
     password: Secret,
     role: Role,
 }
 
 #[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ResetPasswordBody"))]
 pub struct ResetBody {
+    #[cfg_attr(test, ts(type = "string"))]
     new_password: Secret,
 }
 
-/// The JSON of a user.
-pub fn user_json(u: &User) -> Value {
-    json!({
-        "id": u.id,
-        "email": u.email,
-        "role": u.role,
-        "auth_method": u.auth_method,
-        "totp_enabled": u.totp_enabled,
-        "must_change_password": u.must_change_password,
-        "sso_linked": u.sso_subject.is_some(),
-        "created_at": rfc3339(u.created_at),
-        "last_login_at": u.last_login_at.map(rfc3339),
-    })
+/// A user as the API shows one.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "User"))]
+pub struct UserView {
+    id: UserId,
+    email: String,
+    role: Role,
+    auth_method: AuthMethod,
+    totp_enabled: bool,
+    must_change_password: bool,
+    sso_linked: bool,
+    created_at: String,
+    last_login_at: Option<String>,
+}
+
+impl From<&User> for UserView {
+    fn from(u: &User) -> Self {
+        UserView {
+            id: u.id,
+            email: u.email.clone(),
+            role: u.role,
+            auth_method: u.auth_method,
+            totp_enabled: u.totp_enabled,
+            must_change_password: u.must_change_password,
+            sso_linked: u.sso_subject.is_some(),
+            created_at: rfc3339(u.created_at),
+            last_login_at: u.last_login_at.map(rfc3339),
+        }
+    }
+}
+
+/// `GET /_ui/api/users`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct UserList {
+    count: usize,
+    users: Vec<UserView>,
+}
+
+/// `POST /_ui/api/admin/users/create`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub struct CreatedUser {
+    #[cfg_attr(test, ts(type = "true"))]
+    ok: bool,
+    user_id: UserId,
 }
 
 fn parse_id(id: &str) -> Result<UserId, GatewayError> {
@@ -68,10 +106,22 @@ fn parse_id(id: &str) -> Result<UserId, GatewayError> {
 }
 
 /// `GET /_ui/api/users`.
-pub async fn list(State(app): State<AppState>, _admin: Admin) -> Result<Json<Value>, GatewayError> {
-    let users = app.store()?.users().list().await?;
-    let list: Vec<Value> = users.iter().map(user_json).collect();
-    Ok(Json(json!({"count": list.len(), "users": list})))
+pub async fn list(
+    State(app): State<AppState>,
+    _admin: Admin,
+) -> Result<Json<UserList>, GatewayError> {
+    let users: Vec<UserView> = app
+        .store()?
+        .users()
+        .list()
+        .await?
+        .iter()
+        .map(UserView::from)
+        .collect();
+    Ok(Json(UserList {
+        count: users.len(),
+        users,
+    }))
 }
 
 /// `GET /_ui/api/users/{id}`.
@@ -79,14 +129,14 @@ pub async fn detail(
     State(app): State<AppState>,
     _admin: Admin,
     Path(id): Path<String>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<UserView>, GatewayError> {
     let user = app
         .store()?
         .users()
         .get(parse_id(&id)?)
         .await?
         .ok_or_else(|| GatewayError::NotFound("user not found".into()))?;
-    Ok(Json(user_json(&user)))
+    Ok(Json(UserView::from(&user)))
 }
 
 /// `PUT /_ui/api/users/{id}/role`.
@@ -95,14 +145,14 @@ pub async fn set_role(
     admin: Admin,
     Path(id): Path<String>,
     UiJson(body): UiJson<RoleBody>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<UserView>, GatewayError> {
     let user = app
         .store()?
         .users()
         .set_role(parse_id(&id)?, body.role)
         .await?;
     tracing::info!(by = %admin.user.id, user_id = %user.id, role = user.role.as_str(), "role changed");
-    Ok(Json(user_json(&user)))
+    Ok(Json(UserView::from(&user)))
 }
 
 /// `DELETE /_ui/api/users/{id}`.
@@ -110,7 +160,7 @@ pub async fn delete(
     State(app): State<AppState>,
     admin: Admin,
     Path(id): Path<String>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<Done>, GatewayError> {
     let id = parse_id(&id)?;
     app.store()?.users().delete(id).await?;
     // The user's keys went with the account: stop them on this replica now
@@ -118,7 +168,7 @@ pub async fn delete(
     app.key_cache().invalidate_user(id).await;
     app.user_tokens().invalidate(id).await;
     tracing::info!(by = %admin.user.id, user_id = %id, "user deleted");
-    Ok(Json(json!({"ok": true})))
+    Ok(Json(DONE))
 }
 
 /// `POST /_ui/api/admin/users/create`.
@@ -126,7 +176,7 @@ pub async fn create(
     State(app): State<AppState>,
     admin: Admin,
     UiJson(body): UiJson<CreateBody>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<CreatedUser>, GatewayError> {
     let email = validate_email(&body.email).map_err(GatewayError::Validation)?;
     password::check_rules(body.password.expose(), &email).map_err(GatewayError::Validation)?;
     let hash = app
@@ -148,7 +198,10 @@ pub async fn create(
         })
         .await?;
     tracing::info!(by = %admin.user.id, user_id = %user.id, role = user.role.as_str(), "user created");
-    Ok(Json(json!({"ok": true, "user_id": user.id})))
+    Ok(Json(CreatedUser {
+        ok: OK,
+        user_id: user.id,
+    }))
 }
 
 /// `POST /_ui/api/admin/users/{id}/reset-password`.
@@ -157,7 +210,7 @@ pub async fn reset_password(
     admin: Admin,
     Path(id): Path<String>,
     UiJson(body): UiJson<ResetBody>,
-) -> Result<Json<Value>, GatewayError> {
+) -> Result<Json<Done>, GatewayError> {
     let store = app.store()?;
     let user = store
         .users()
@@ -175,5 +228,5 @@ pub async fn reset_password(
     store.sessions().delete_for_user(user.id, None).await?;
     store.login_failures().clear(&user.email).await?;
     tracing::info!(by = %admin.user.id, user_id = %user.id, "password reset by an admin");
-    Ok(Json(json!({"ok": true})))
+    Ok(Json(DONE))
 }

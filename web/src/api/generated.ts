@@ -1,0 +1,267 @@
+// Generated from the Rust structs of the /_ui/api answers and requests
+// (crates/gateway/src/ui_api/ts_types.rs); do not edit. To regenerate:
+// UPDATE_UI_TYPES=1 cargo test -p gateway --lib ui_api::ts_types
+
+/**
+ * The body of an error answer (OpenAI's error shape; `/v1/messages`
+ * writes Anthropic's own).
+ */
+export type ApiError = { error: ErrorDetail, 
+/**
+ * A locked account: seconds until it may sign in again.
+ */
+retry_after_secs?: number, };
+
+/**
+ * What went wrong: a message for people, a type for programs.
+ */
+export type ErrorDetail = { message: string, type: string, };
+
+/**
+ * `{ok: true}`: the call did what it was asked.
+ */
+export type Ok = { ok: true, };
+
+/**
+ * A user (`users.id`).
+ */
+export type UserId = string;
+
+/**
+ * An API key (`api_keys.id`).
+ */
+export type ApiKeyId = string;
+
+/**
+ * A pending 2FA login (`pending_2fa_logins.token`, the `login_token`).
+ */
+export type LoginToken = string;
+
+/**
+ * A user's role (spec 5.6).
+ */
+export type Role = "Admin" | "User";
+
+/**
+ * How a person signs in: by password (+ TOTP) or by SSO.
+ */
+export type AuthMethod = "password" | "sso";
+
+/**
+ * `GET /_ui/api/status`.
+ */
+export type Status = { setup_complete: boolean, 
+/**
+ * `full` or `proxy`.
+ */
+mode: string, version: string, auth_google_enabled: boolean, auth_password_enabled: boolean, };
+
+/**
+ * `GET /_ui/api/system`.
+ */
+export type SystemInfo = { version: string, mode: string, 
+/**
+ * `sqlite` or `postgres`.
+ */
+database: string, uptime_secs: number, started_at: string, };
+
+export type LoginBody = { email: string, password: string, };
+
+export type SecondFactorBody = { login_token: string, code: string, };
+
+export type SetupBody = { setup_code: string, email: string, password: string, };
+
+/**
+ * Signed in: the session's cookies come with it.
+ */
+export type SignedIn = { ok: true, user_id: UserId, email: string, role: Role, must_change_password: boolean, 
+/**
+ * The session can reach only 2FA enrollment, me, logout and status
+ * until TOTP is enabled.
+ */
+needs_2fa_setup: boolean, };
+
+/**
+ * The password was right; the second factor is next.
+ */
+export type NeedsSecondFactor = { needs_2fa: true, login_token: LoginToken, };
+
+/**
+ * `GET /_ui/api/auth/me`.
+ */
+export type Me = { user_id: UserId, email: string, role: Role, 
+/**
+ * How this session signed in.
+ */
+auth_method: AuthMethod, totp_enabled: boolean, must_change_password: boolean, };
+
+export type ChangePasswordBody = { current_password: string, new_password: string, };
+
+/**
+ * `GET /_ui/api/auth/2fa/setup`: the secret to enroll.
+ */
+export type TwoFactorSetup = { secret: string, otpauth_uri: string, qr_code_data_url: string, };
+
+export type TwoFactorVerifyBody = { code: string, };
+
+/**
+ * `POST /_ui/api/auth/2fa/verify`: 2FA is on; the recovery codes, shown
+ * this once.
+ */
+export type TwoFactorVerified = { ok: true, recovery_codes: Array<string>, };
+
+export type CreateKeyBody = { label?: string | null, };
+
+/**
+ * One of the caller's keys, without its secret.
+ */
+export type ApiKey = { id: ApiKeyId, key_prefix: string, label: string, last_used: string | null, created_at: string, };
+
+/**
+ * `GET /_ui/api/keys`.
+ */
+export type ApiKeyList = { count: number, keys: Array<ApiKey>, };
+
+/**
+ * `POST /_ui/api/keys`: the new key, its secret shown this once.
+ */
+export type CreatedKey = { id: ApiKeyId, key: string, key_prefix: string, label: string, created_at: string, };
+
+/**
+ * `GET /_ui/api/upstream/status`: the three places are there only when
+ * credentials are stored.
+ */
+export type UpstreamStatus = { has_token: boolean, expired: boolean, sso_start_url?: string | null, sso_region?: string, upstream_region?: string, };
+
+export type UpstreamSetupBody = { sso_start_url?: string | null, sso_region?: string | null, upstream_region?: string | null, };
+
+/**
+ * `POST /_ui/api/upstream/setup`: the device authorization to approve.
+ */
+export type DeviceAuthorization = { device_code: string, user_code: string, verification_uri: string, verification_uri_complete: string, expires_in: number, interval: number, };
+
+export type UpstreamPollBody = { device_code: string, };
+
+/**
+ * Where a device authorization stands.
+ */
+export type PollStatus = "pending" | "slow_down" | "success" | "expired" | "denied";
+
+/**
+ * `POST /_ui/api/upstream/poll`.
+ */
+export type PollAnswer = { status: PollStatus, message?: string, };
+
+/**
+ * What rows are grouped by.
+ */
+export type GroupBy = "day" | "model" | "provider";
+
+/**
+ * The counters of a row, or of the whole range.
+ */
+export type UsageFigures = { requests: number, errors: number, input_tokens: number, output_tokens: number, cache_read_tokens: number, cache_write_tokens: number, total_tokens: number, avg_latency_ms: number, };
+
+/**
+ * One row: `group` when grouped (`null` for requests without a model or
+ * provider), `user_id` and `email` when per user.
+ */
+export type UsageRow = { group?: string | null, user_id?: string | null, email?: string | null, requests: number, errors: number, input_tokens: number, output_tokens: number, cache_read_tokens: number, cache_write_tokens: number, total_tokens: number, avg_latency_ms: number, };
+
+/**
+ * A usage report.
+ */
+export type UsageAnswer = { count: number, rows: Array<UsageRow>, totals: UsageFigures, from: string, to: string | null, group_by: GroupBy | null, };
+
+/**
+ * A user as the API shows one.
+ */
+export type User = { id: UserId, email: string, role: Role, auth_method: AuthMethod, totp_enabled: boolean, must_change_password: boolean, sso_linked: boolean, created_at: string, last_login_at: string | null, };
+
+/**
+ * `GET /_ui/api/users`.
+ */
+export type UserList = { count: number, users: Array<User>, };
+
+export type RoleBody = { role: Role, };
+
+export type CreateUserBody = { email: string, password: string, role: Role, };
+
+/**
+ * `POST /_ui/api/admin/users/create`.
+ */
+export type CreatedUser = { ok: true, user_id: UserId, };
+
+export type ResetPasswordBody = { new_password: string, };
+
+export type AddDomainBody = { domain: string, };
+
+/**
+ * One allowlisted domain.
+ */
+export type Domain = { domain: string, added_by: UserId | null, created_at: string, };
+
+/**
+ * `GET /_ui/api/domains`.
+ */
+export type DomainList = { count: number, domains: Array<Domain>, };
+
+/**
+ * `POST /_ui/api/domains`: the domain as stored.
+ */
+export type AddedDomain = { ok: true, domain: string, };
+
+/**
+ * When a changed value takes effect.
+ */
+export type Reload = "hot" | "restart";
+
+/**
+ * Where a configured value comes from.
+ */
+export type ValueSource = "default" | "environment" | "database";
+
+/**
+ * A restart field whose configured value is not the running one.
+ */
+export type PendingValue = { configured: string, running: string, };
+
+/**
+ * `GET /_ui/api/config`: each value as text (`null`: an SSO key not set;
+ * a set secret as the mask), where it comes from, what waits for a restart.
+ */
+export type ConfigAnswer = { values: { [key in string]: string | null }, sources: { [key in string]: ValueSource }, pending_restart: { [key in string]: PendingValue }, sso_enabled: boolean, };
+
+/**
+ * `PUT /_ui/api/config`: what changed, what applies now, what waits for a
+ * restart.
+ */
+export type ConfigUpdate = { ok: true, changed: Array<string>, applied: Array<string>, pending_restart: Array<string>, };
+
+/**
+ * One field of `GET /_ui/api/config/schema`.
+ */
+export type ConfigField = { name: string, 
+/**
+ * `boolean`, `integer`, `duration`, `byte_size`, `string`, `enum` or `url`.
+ */
+type: string, default: string | null, description: string, reload: Reload, secret: boolean, editable: boolean, 
+/**
+ * The choices of an `enum` field.
+ */
+values?: Array<string>, };
+
+/**
+ * `GET /_ui/api/config/schema`.
+ */
+export type ConfigSchema = { fields: Array<ConfigField>, };
+
+/**
+ * One change of `GET /_ui/api/config/history` (a secret's values masked).
+ */
+export type ConfigHistoryEntry = { id: number, key: string, old_value: string | null, new_value: string | null, secret: boolean, changed_by: UserId | null, changed_by_email: string | null, changed_at: string, };
+
+/**
+ * `GET /_ui/api/config/history`.
+ */
+export type ConfigHistory = { count: number, entries: Array<ConfigHistoryEntry>, };
