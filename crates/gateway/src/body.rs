@@ -10,7 +10,7 @@ use crate::error::GatewayError;
 ///
 /// The message names the failing field (`messages[0].role: unknown variant ...`)
 /// because `serde_path_to_error` tracks the path during the single parse.
-pub fn parse_json<T: DeserializeOwned>(
+pub(crate) fn parse_json<T: DeserializeOwned>(
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<T, GatewayError> {

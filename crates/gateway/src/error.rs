@@ -241,7 +241,7 @@ pub struct ErrorDetail {
 
 /// What the access log needs of an error; stored in the response extensions.
 #[derive(Debug, Clone)]
-pub struct LoggedError(pub Arc<GatewayError>);
+pub(crate) struct LoggedError(pub Arc<GatewayError>);
 
 impl IntoResponse for GatewayError {
     fn into_response(self) -> Response {

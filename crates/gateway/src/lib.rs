@@ -13,30 +13,36 @@
 //!   [`ui_api`] (`/_ui/api`), [`console`] (the web console under `/_ui/`);
 //! - [`server`] (router and middleware), [`cli`], and [`serve`] here.
 //!
+//! Integration tests, benches and the binary see only what they use: the
+//! rooms they reach are `pub`, the others `pub(crate)`, and `unreachable_pub`
+//! keeps every item inside no wider than its room.
+//!
 //! Entry point: [`serve`], which tests call with a listener bound to port 0.
 //! It depends on `translate` and `wire`, never the other way round.
 
+#![warn(unreachable_pub)]
+
 pub mod auth;
-pub mod body;
+pub(crate) mod body;
 pub mod cli;
 pub mod config;
-pub mod console;
+pub(crate) mod console;
 pub mod crypto;
-pub mod error;
+pub(crate) mod error;
 pub mod ids;
-pub mod live;
+pub(crate) mod live;
 pub mod logging;
-pub mod pipeline;
+pub(crate) mod pipeline;
 pub mod providers;
-pub mod routes;
-pub mod server;
-pub mod sso;
-pub mod state;
+pub(crate) mod routes;
+pub(crate) mod server;
+pub(crate) mod sso;
+pub(crate) mod state;
 pub mod store;
-pub mod turn;
-pub mod ui_api;
+pub(crate) mod turn;
+pub(crate) mod ui_api;
 pub mod upstream;
-pub mod usage;
+pub(crate) mod usage;
 
 use std::future::Future;
 
@@ -45,7 +51,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use config::Config;
 pub use error::GatewayError;
-pub use state::AppState;
+pub(crate) use state::AppState;
 
 use config::GatewayMode;
 use providers::primary::credentials::{self as primary_credentials, TokenManager};

@@ -67,7 +67,7 @@ impl Turn {
 }
 
 /// An SSE response with `body` and the headers streaming clients expect.
-pub fn sse_response(body: Body) -> Response {
+pub(crate) fn sse_response(body: Body) -> Response {
     let mut response = Response::new(body);
     let headers = response.headers_mut();
     headers.insert(
@@ -81,7 +81,7 @@ pub fn sse_response(body: Body) -> Response {
 }
 
 /// The client format's in-stream error event.
-pub fn error_event(format: ClientFormat, err: &translate::StreamError, out: &mut bytes::BytesMut) {
+pub(crate) fn error_event(format: ClientFormat, err: &translate::StreamError, out: &mut bytes::BytesMut) {
     match format {
         ClientFormat::OpenAi => translate::openai::error_event(err, out),
         ClientFormat::Anthropic => translate::anthropic::error_event(err, out),

@@ -31,7 +31,7 @@ use axum::Router;
 use crate::error::GatewayError;
 
 /// The content security policy of every console answer.
-pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
+pub(crate) const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; \
      style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
      object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'";
 
@@ -39,7 +39,7 @@ pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 
 /// The console's routes: `/_ui` and everything under `/_ui/` but the API.
-pub fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
+pub(crate) fn routes<S: Clone + Send + Sync + 'static>() -> Router<S> {
     Router::new()
         .route("/_ui", get(|| async { Redirect::permanent("/_ui/") }))
         .route("/_ui/", get(serve))

@@ -20,21 +20,21 @@ use crate::store::config::ConfigValue;
 use crate::store::{Store, StoreError};
 
 /// How often each replica looks for configuration changes made elsewhere.
-pub const SYNC_INTERVAL: Duration = Duration::from_secs(2);
+pub(crate) const SYNC_INTERVAL: Duration = Duration::from_secs(2);
 
 /// Fields the admin API does not change: the listener is bound from the
 /// environment before the store is read.
-pub const ENVIRONMENT_ONLY: &[&str] = &["server_host", "server_port"];
+pub(crate) const ENVIRONMENT_ONLY: &[&str] = &["server_host", "server_port"];
 
 /// Whether a stored key is an SSO setting rather than a runtime field.
-pub fn is_sso_key(name: &str) -> bool {
+pub(crate) fn is_sso_key(name: &str) -> bool {
     sso_keys::key(name).is_some()
 }
 
 /// `env` overlaid with the stored runtime values; unusable stored values are
 /// skipped with a warning (they are reported, never fatal). Returns the
 /// result and the names of the fields the store set.
-pub fn overlay(
+pub(crate) fn overlay(
     env: &RuntimeConfig,
     stored: &[(String, ConfigValue)],
 ) -> (RuntimeConfig, Vec<String>) {
@@ -57,7 +57,7 @@ pub fn overlay(
     (runtime, set)
 }
 
-pub async fn stored_values(store: &Store) -> Result<Vec<(String, ConfigValue)>, StoreError> {
+pub(crate) async fn stored_values(store: &Store) -> Result<Vec<(String, ConfigValue)>, StoreError> {
     Ok(store
         .config()
         .list()
@@ -70,7 +70,7 @@ pub async fn stored_values(store: &Store) -> Result<Vec<(String, ConfigValue)>, 
 /// Start-up overlay (full mode): lay the stored values over `runtime` (the
 /// environment's), logging each one that overrides a value the environment
 /// set.
-pub async fn overlay_stored(store: &Store, runtime: &mut RuntimeConfig) -> Result<(), StoreError> {
+pub(crate) async fn overlay_stored(store: &Store, runtime: &mut RuntimeConfig) -> Result<(), StoreError> {
     let stored = stored_values(store).await?;
     let defaults = RuntimeConfig::default();
     let (merged, set) = overlay(runtime, &stored);
@@ -93,7 +93,7 @@ pub async fn overlay_stored(store: &Store, runtime: &mut RuntimeConfig) -> Resul
 
 /// `live` with its hot fields taken from `target` (restart fields keep their
 /// running values).
-pub fn with_hot_fields(live: &RuntimeConfig, target: &RuntimeConfig) -> RuntimeConfig {
+pub(crate) fn with_hot_fields(live: &RuntimeConfig, target: &RuntimeConfig) -> RuntimeConfig {
     let mut next = live.clone();
     for field in FIELDS.iter().filter(|f| f.reload == Reload::Hot) {
         if let Some(text) = target.get(field.name) {
@@ -123,7 +123,7 @@ async fn sync_once(app: &AppState, env: &RuntimeConfig) -> Result<(), StoreError
 /// Follow changes made on other replicas: every [`SYNC_INTERVAL`] the newest
 /// history id is read (one small query); when it moved, the stored values are
 /// loaded and the hot fields applied.
-pub fn spawn_sync(
+pub(crate) fn spawn_sync(
     app: AppState,
     env: Arc<RuntimeConfig>,
     stop: CancellationToken,

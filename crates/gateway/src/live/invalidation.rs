@@ -24,13 +24,13 @@ use crate::store::upstream_credentials::INVALIDATE_CHANNEL;
 use crate::store::Pool;
 
 /// How often cached keys are re-checked against the store.
-pub const RECHECK_EVERY: Duration = Duration::from_secs(30);
+pub(crate) const RECHECK_EVERY: Duration = Duration::from_secs(30);
 /// First wait before reconnecting the listener; doubled up to [`MAX_BACKOFF`].
 const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
 
 /// Start the listener (PostgreSQL) and the periodic re-check; both stop at `cancel`.
-pub fn spawn(app: AppState, cancel: CancellationToken) -> Vec<tokio::task::JoinHandle<()>> {
+pub(crate) fn spawn(app: AppState, cancel: CancellationToken) -> Vec<tokio::task::JoinHandle<()>> {
     let mut tasks = Vec::new();
     if let Some(Pool::Postgres(pool)) = app.store_opt().map(|s| s.pool().clone()) {
         #[expect(
@@ -48,7 +48,7 @@ pub fn spawn(app: AppState, cancel: CancellationToken) -> Vec<tokio::task::JoinH
 }
 
 /// Apply one notification payload.
-pub async fn apply(app: &AppState, payload: &str) {
+pub(crate) async fn apply(app: &AppState, payload: &str) {
     if let Some(hash) = payload.strip_prefix("key:") {
         app.key_cache().invalidate_hex(hash).await;
         tracing::debug!("API key revoked elsewhere: dropped from the cache");

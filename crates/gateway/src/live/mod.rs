@@ -3,5 +3,5 @@
 //! notifications that drop cached keys and credentials ([`invalidation`]).
 //! Background tasks spawned at start, each stopped by the shutdown token.
 
-pub mod config;
-pub mod invalidation;
+pub(crate) mod config;
+pub(crate) mod invalidation;

@@ -18,7 +18,7 @@ use tracing_subscriber::fmt::FormatFields;
 
 /// The `FormatFields` of `LOG_FORMAT=text`.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct TextFields;
+pub(super) struct TextFields;
 
 impl<'writer> FormatFields<'writer> for TextFields {
     fn format_fields<R: RecordFields>(&self, writer: Writer<'writer>, fields: R) -> fmt::Result {

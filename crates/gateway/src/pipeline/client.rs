@@ -2,10 +2,10 @@
 //! and how a collected answer is rendered. One enum so the pipeline is written once.
 
 use bytes::BytesMut;
-use translate::{ChatEvent, ChatResponse, ClientFormat, ResponseMeta, StreamError, Usage};
+use translate::{ChatEvent, ChatResponse, ClientFormat, ResponseMeta, Usage};
 
 /// The streaming encoder of the client's format.
-pub enum ClientEncoder {
+pub(crate) enum ClientEncoder {
     OpenAi(translate::openai::StreamEncoder),
     Anthropic(translate::anthropic::StreamEncoder),
 }
@@ -13,7 +13,7 @@ pub enum ClientEncoder {
 impl ClientEncoder {
     /// An encoder for `format`; `usage_hint` carries the input-token estimate
     /// known before the provider answers.
-    pub fn new(
+    pub(crate) fn new(
         format: ClientFormat,
         meta: ResponseMeta,
         include_usage: bool,
@@ -35,35 +35,30 @@ impl ClientEncoder {
 
     /// Write the opening of the stream now (OpenAI role chunk / Anthropic
     /// `message_start`), so the client sees bytes as soon as the upstream answered.
-    pub fn begin(&mut self, out: &mut BytesMut) {
+    pub(crate) fn begin(&mut self, out: &mut BytesMut) {
         match self {
             ClientEncoder::OpenAi(enc) => enc.begin(out),
             ClientEncoder::Anthropic(enc) => enc.begin(out),
         }
     }
 
-    pub fn push(&mut self, event: &ChatEvent, out: &mut BytesMut) {
+    pub(crate) fn push(&mut self, event: &ChatEvent, out: &mut BytesMut) {
         match self {
             ClientEncoder::OpenAi(enc) => enc.push(event, out),
             ClientEncoder::Anthropic(enc) => enc.push(event, out),
         }
     }
 
-    pub fn finish(&mut self, out: &mut BytesMut) {
+    pub(crate) fn finish(&mut self, out: &mut BytesMut) {
         match self {
             ClientEncoder::OpenAi(enc) => enc.finish(out),
             ClientEncoder::Anthropic(enc) => enc.finish(out),
         }
     }
-
-    /// End the stream with an explicit error event in the client's format.
-    pub fn fail(&mut self, err: StreamError, out: &mut BytesMut) {
-        self.push(&ChatEvent::Error(err), out);
-    }
 }
 
 /// Render a collected answer as the client's JSON body.
-pub fn render(
+pub(crate) fn render(
     format: ClientFormat,
     resp: &ChatResponse,
     meta: &ResponseMeta,

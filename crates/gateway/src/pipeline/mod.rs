@@ -14,8 +14,8 @@
 //! with the JSON error body; after it, the stream ends with an explicit error
 //! event in the client's format (interfaces.md section 4).
 
-pub mod client;
-pub mod respond;
+pub(crate) mod client;
+pub(crate) mod respond;
 
 use axum::response::Response;
 use bytes::Bytes;
@@ -31,7 +31,7 @@ use crate::usage::UsageTicket;
 
 /// A client request as the handler hands it over.
 #[derive(Debug)]
-pub struct Inbound {
+pub(crate) struct Inbound {
     pub format: ClientFormat,
     /// The body converted to the canonical model.
     pub request: ChatRequest,
@@ -50,7 +50,7 @@ pub struct Inbound {
 }
 
 /// Serve one chat request: choose its provider, then relay it there.
-pub async fn handle(app: &AppState, inbound: Inbound) -> Result<Response, GatewayError> {
+pub(crate) async fn handle(app: &AppState, inbound: Inbound) -> Result<Response, GatewayError> {
     // The provider's state machine is several kilobytes; boxed here once, the
     // futures of the handler and the middleware above it stay small and cheap
     // to move.

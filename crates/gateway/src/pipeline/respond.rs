@@ -35,7 +35,7 @@ fn note(usage: Option<&UsageTicket>, ev: &ChatEvent) {
 /// the provider); when the client goes away, the server drops the body and
 /// with it the upstream request. The body holds the usage ticket until the
 /// stream ends, so the request is recorded with the final usage.
-pub fn stream(reply: &Reply, answer: EventAnswer) -> Response {
+pub(crate) fn stream(reply: &Reply, answer: EventAnswer) -> Response {
     let EventAnswer {
         meta,
         usage_hint,
@@ -80,7 +80,7 @@ pub fn stream(reply: &Reply, answer: EventAnswer) -> Response {
 
 /// Collect the whole answer and render it as the client's JSON; its usage
 /// is noted on the reply's ticket.
-pub async fn collect(reply: &Reply, answer: EventAnswer) -> Result<Response, GatewayError> {
+pub(crate) async fn collect(reply: &Reply, answer: EventAnswer) -> Result<Response, GatewayError> {
     let EventAnswer {
         meta,
         usage_hint,
@@ -120,7 +120,7 @@ pub async fn collect(reply: &Reply, answer: EventAnswer) -> Result<Response, Gat
 
 /// Write a provider's answer for the client: events encoded or collected,
 /// a natively relayed response as it is.
-pub async fn answer(reply: &Reply, answer: Answer) -> Result<Response, GatewayError> {
+pub(crate) async fn answer(reply: &Reply, answer: Answer) -> Result<Response, GatewayError> {
     match answer {
         Answer::Relayed(response) => Ok(response),
         Answer::Events(events) if reply.stream => Ok(stream(reply, events)),

@@ -14,10 +14,10 @@ use crate::config::GatewayMode;
 use crate::state::AppState;
 
 /// The version of the running build.
-pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+pub(crate) const VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// `GET /`.
-pub async fn root(State(state): State<AppState>) -> Json<Value> {
+pub(crate) async fn root(State(state): State<AppState>) -> Json<Value> {
     let message = match state.config().mode {
         GatewayMode::Proxy => {
             "Chat gateway (proxy mode): POST /v1/chat/completions, POST /v1/messages, GET /v1/models"
@@ -30,17 +30,17 @@ pub async fn root(State(state): State<AppState>) -> Json<Value> {
 }
 
 /// `GET /health`.
-pub async fn health() -> Json<Value> {
+pub(crate) async fn health() -> Json<Value> {
     Json(json!({"status": "healthy", "timestamp": now_rfc3339(), "version": VERSION}))
 }
 
 /// The current UTC time as RFC 3339 with millisecond precision (`2025-01-31T12:00:00.123Z`).
-pub fn now_rfc3339() -> String {
+pub(crate) fn now_rfc3339() -> String {
     rfc3339_millis(OffsetDateTime::now_utc())
 }
 
 /// `t` in UTC as `YYYY-MM-DDTHH:MM:SS.mmmZ` (always three fraction digits).
-pub fn rfc3339_millis(t: OffsetDateTime) -> String {
+pub(crate) fn rfc3339_millis(t: OffsetDateTime) -> String {
     let t = t.to_offset(time::UtcOffset::UTC);
     format!(
         "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z",

@@ -25,10 +25,10 @@ use crate::logging::mask_secrets;
 use crate::state::AppState;
 
 /// At most this many bytes of a body are logged.
-pub const LOGGED_BODY_LIMIT: usize = 64 * 1024;
+pub(crate) const LOGGED_BODY_LIMIT: usize = 64 * 1024;
 
 /// The body-limit middleware.
-pub async fn limit_body(
+pub(crate) async fn limit_body(
     state: &AppState,
     mut request: Request,
     next: impl Next,
@@ -86,7 +86,7 @@ pub async fn limit_body(
 }
 
 /// The body as masked text, cut at [`LOGGED_BODY_LIMIT`] bytes.
-pub fn loggable_body(body: &[u8]) -> String {
+pub(crate) fn loggable_body(body: &[u8]) -> String {
     let text = String::from_utf8_lossy(body);
     if body.len() <= LOGGED_BODY_LIMIT {
         return mask_secrets(&text);

@@ -19,7 +19,7 @@ use crate::error::{AuthFailure, GatewayError};
 use crate::state::AppState;
 
 /// Middleware for `/v1/*` in proxy mode.
-pub async fn require_proxy_key(
+pub(crate) async fn require_proxy_key(
     State(state): State<AppState>,
     mut request: Request,
     next: Next,
@@ -38,7 +38,7 @@ pub async fn require_proxy_key(
 /// `/v1/*` in full deployment, after the setup check: the per-user key of
 /// the request (see the module doc). Keys that do not have the shape of an
 /// issued key are refused without a lookup.
-pub async fn require_user_key(
+pub(crate) async fn require_user_key(
     app: &AppState,
     mut request: Request,
     next: Next,

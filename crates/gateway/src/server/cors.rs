@@ -26,7 +26,7 @@ fn add_cors(headers: &mut HeaderMap) {
 }
 
 /// The CORS middleware.
-pub async fn cors(request: Request, next: impl Next) -> Response {
+pub(crate) async fn cors(request: Request, next: impl Next) -> Response {
     if request.method() == Method::OPTIONS {
         let requested = request
             .headers()

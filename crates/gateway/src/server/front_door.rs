@@ -26,13 +26,13 @@ use crate::state::AppState;
 /// The router with the gateway's middleware around it, outermost first:
 /// request context (id, span, access log), CORS, uniform errors, body limit.
 #[derive(Clone)]
-pub struct FrontDoor {
+pub(crate) struct FrontDoor {
     state: AppState,
     router: Router,
 }
 
 impl FrontDoor {
-    pub fn new(state: AppState, router: Router) -> Self {
+    pub(crate) fn new(state: AppState, router: Router) -> Self {
         FrontDoor { state, router }
     }
 }

@@ -31,14 +31,14 @@ use tower::{Service, ServiceExt as _};
 
 /// What a client gets before its connection is closed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ConnectionLimits {
+pub(crate) struct ConnectionLimits {
     /// The whole head of a request (request line and headers) arrives within this.
     pub header_read_timeout: Duration,
 }
 
 /// Serve `service` on every connection `listener` accepts, until `stop`;
 /// returns when the last connection has closed.
-pub async fn serve<S>(
+pub(crate) async fn serve<S>(
     listener: TcpListener,
     service: S,
     limits: ConnectionLimits,

@@ -13,14 +13,14 @@
 //! Unknown paths answer 404 `not_found`, inside `/v1` only after auth
 //! (fail closed: a wrong key never learns which paths exist).
 
-pub mod body_limit;
-pub mod client_auth;
-pub mod cors;
-pub mod front_door;
-pub mod listen;
-pub mod request_context;
-pub mod setup_guard;
-pub mod uniform_errors;
+pub(crate) mod body_limit;
+pub(crate) mod client_auth;
+pub(crate) mod cors;
+pub(crate) mod front_door;
+pub(crate) mod listen;
+pub(crate) mod request_context;
+pub(crate) mod setup_guard;
+pub(crate) mod uniform_errors;
 
 use std::future::Future;
 
@@ -35,10 +35,10 @@ use crate::config::GatewayMode;
 use crate::error::GatewayError;
 use crate::routes::{health, v1};
 use crate::state::AppState;
-pub use front_door::FrontDoor;
+pub(crate) use front_door::FrontDoor;
 
 /// The application's routes; serve them through [`FrontDoor`].
-pub fn router(state: AppState) -> Router {
+pub(crate) fn router(state: AppState) -> Router {
     let v1 = v1::router().fallback(not_found);
     let v1 = match state.config().mode {
         GatewayMode::Proxy => v1.layer(from_fn_with_state(
@@ -68,7 +68,7 @@ async fn not_found(uri: Uri) -> GatewayError {
 
 /// The rest of the chain, as a middleware step sees it: hand the request on,
 /// get the response back.
-pub trait Next: Send {
+pub(crate) trait Next: Send {
     fn run(self, request: Request) -> impl Future<Output = Response> + Send;
 }
 

@@ -26,20 +26,14 @@ use crate::error::{GatewayError, LoggedError};
 use crate::logging::access_note;
 
 /// The `x-request-id` header.
-pub static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+pub(crate) static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 
 /// The id of the current request, in the request extensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RequestId(pub Arc<str>);
-
-impl RequestId {
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
+pub(crate) struct RequestId(pub Arc<str>);
 
 /// Whether a client-sent id can be adopted as it is.
-pub fn is_sane_request_id(id: &str) -> bool {
+pub(crate) fn is_sane_request_id(id: &str) -> bool {
     (1..=128).contains(&id.len())
         && id
             .bytes()
@@ -47,7 +41,7 @@ pub fn is_sane_request_id(id: &str) -> bool {
 }
 
 /// The middleware.
-pub async fn request_context(mut request: Request, next: impl Next) -> Response {
+pub(crate) async fn request_context(mut request: Request, next: impl Next) -> Response {
     let id: Arc<str> = request
         .headers()
         .get(&X_REQUEST_ID)

@@ -18,7 +18,7 @@ use crate::error::GatewayError;
 use crate::state::AppState;
 
 /// Wrap the `/v1` router of full deployment.
-pub fn guard(v1: Router<AppState>, state: AppState) -> Router<AppState> {
+pub(crate) fn guard(v1: Router<AppState>, state: AppState) -> Router<AppState> {
     v1.layer(from_fn_with_state(state, setup_then_keys))
 }
 

@@ -15,7 +15,7 @@ use crate::error::{GatewayError, LoggedError};
 const MAX_TEXT: usize = 4096;
 
 /// The middleware.
-pub async fn uniform_errors(request: Request, next: impl Next) -> Response {
+pub(crate) async fn uniform_errors(request: Request, next: impl Next) -> Response {
     let response = next.run(request).await;
     let status = response.status();
     if !(status.is_client_error() || status.is_server_error())

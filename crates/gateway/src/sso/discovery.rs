@@ -13,7 +13,7 @@ use super::SsoError;
 
 /// The parts of the discovery document the sign-in uses.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct ProviderMetadata {
+pub(crate) struct ProviderMetadata {
     pub issuer: String,
     pub authorization_endpoint: String,
     pub token_endpoint: String,
@@ -25,7 +25,7 @@ pub struct ProviderMetadata {
 
 impl ProviderMetadata {
     /// Parse and check a discovery document fetched for `issuer`.
-    pub fn parse(issuer: &str, body: &[u8]) -> Result<Self, SsoError> {
+    pub(crate) fn parse(issuer: &str, body: &[u8]) -> Result<Self, SsoError> {
         let meta: ProviderMetadata = serde_json::from_slice(body)
             .map_err(|e| SsoError::Unavailable(format!("discovery document of {issuer}: {e}")))?;
         if meta.issuer.trim_end_matches('/') != issuer.trim_end_matches('/') {
@@ -53,7 +53,7 @@ impl ProviderMetadata {
 
     /// Whether to send the client secret in the form (`client_secret_post`)
     /// rather than HTTP Basic (`client_secret_basic`, the default).
-    pub fn prefers_post(&self) -> bool {
+    pub(crate) fn prefers_post(&self) -> bool {
         match &self.token_endpoint_auth_methods_supported {
             None => false,
             Some(methods) => {
@@ -66,7 +66,7 @@ impl ProviderMetadata {
 
 /// Discovery documents by issuer.
 #[derive(Clone)]
-pub struct DiscoveryCache {
+pub(crate) struct DiscoveryCache {
     cache: Cache<String, Arc<ProviderMetadata>>,
 }
 
@@ -77,7 +77,7 @@ impl std::fmt::Debug for DiscoveryCache {
 }
 
 impl DiscoveryCache {
-    pub fn new(ttl: Duration) -> Self {
+    pub(crate) fn new(ttl: Duration) -> Self {
         DiscoveryCache {
             cache: Cache::builder().max_capacity(16).time_to_live(ttl).build(),
         }
@@ -85,7 +85,7 @@ impl DiscoveryCache {
 
     /// The metadata of `issuer`, fetched when not cached (one fetch at a time
     /// per issuer; a failed fetch is not cached).
-    pub async fn get(
+    pub(crate) async fn get(
         &self,
         http: &reqwest::Client,
         issuer: &str,
@@ -104,11 +104,6 @@ impl DiscoveryCache {
             .try_get_with(issuer, fetch)
             .await
             .map_err(|e: Arc<SsoError>| (*e).clone())
-    }
-
-    /// Forget everything (the configured issuer changed).
-    pub fn clear(&self) {
-        self.cache.invalidate_all();
     }
 }
 

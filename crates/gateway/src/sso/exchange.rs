@@ -15,7 +15,7 @@ use super::SsoError;
 
 /// What one exchange sends.
 #[derive(Debug, Clone)]
-pub struct CodeExchange<'a> {
+pub(crate) struct CodeExchange<'a> {
     pub code: &'a str,
     pub code_verifier: &'a str,
     pub redirect_uri: &'a str,
@@ -41,7 +41,7 @@ fn basic_credentials(client_id: &str, secret: &str) -> String {
 }
 
 /// Exchange the code; the raw ID token.
-pub async fn exchange_code(
+pub(crate) async fn exchange_code(
     http: &reqwest::Client,
     meta: &ProviderMetadata,
     settings: &SsoSettings,

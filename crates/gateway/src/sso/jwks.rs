@@ -21,7 +21,7 @@ use super::SsoError;
 
 /// How long a fetched key set is used before it is fetched again.
 #[derive(Debug, Clone, Copy)]
-pub struct KeyCacheTiming {
+pub(crate) struct KeyCacheTiming {
     pub ttl: Duration,
     /// Least time between two refetches caused by unknown key ids.
     pub refetch_interval: Duration,
@@ -34,7 +34,7 @@ struct KeySet {
 }
 
 /// Key sets by `jwks_uri`.
-pub struct KeyCache {
+pub(crate) struct KeyCache {
     sets: Mutex<HashMap<String, KeySet>>,
     timing: KeyCacheTiming,
 }
@@ -48,7 +48,7 @@ impl std::fmt::Debug for KeyCache {
 }
 
 /// The RSA signature keys of a JWKS document, by `kid` (`""` for a key without one).
-pub fn parse_key_set(body: &[u8]) -> Result<HashMap<String, Arc<DecodingKey>>, String> {
+pub(crate) fn parse_key_set(body: &[u8]) -> Result<HashMap<String, Arc<DecodingKey>>, String> {
     let doc: Value = serde_json::from_slice(body).map_err(|e| format!("not JSON: {e}"))?;
     let keys = doc
         .get("keys")
@@ -78,7 +78,7 @@ pub fn parse_key_set(body: &[u8]) -> Result<HashMap<String, Arc<DecodingKey>>, S
 }
 
 impl KeyCache {
-    pub fn new(timing: KeyCacheTiming) -> Self {
+    pub(crate) fn new(timing: KeyCacheTiming) -> Self {
         KeyCache {
             sets: Mutex::new(HashMap::new()),
             timing,
@@ -87,7 +87,7 @@ impl KeyCache {
 
     /// The key to verify a token signed with `kid` (`None`: the token names no
     /// key, accepted only when the set holds exactly one).
-    pub async fn key(
+    pub(crate) async fn key(
         &self,
         http: &reqwest::Client,
         jwks_uri: &str,

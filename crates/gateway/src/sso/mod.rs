@@ -15,21 +15,21 @@
 //! callback URL taken from one browser and opened in another (login CSRF:
 //! signing a victim into the attacker's account) fails for want of the cookie.
 
-pub mod discovery;
-pub mod exchange;
-pub mod jwks;
-pub mod pending;
-pub mod pkce;
-pub mod redirect;
-pub mod settings;
-pub mod verify;
+pub(crate) mod discovery;
+pub(crate) mod exchange;
+pub(crate) mod jwks;
+pub(crate) mod pending;
+pub(crate) mod pkce;
+pub(crate) mod redirect;
+pub(crate) mod settings;
+pub(crate) mod verify;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub use pending::Purpose;
-pub use settings::SsoSettings;
-pub use verify::{TokenProblem, VerifiedIdentity};
+pub(crate) use pending::Purpose;
+pub(crate) use settings::SsoSettings;
+pub(crate) use verify::{TokenProblem, VerifiedIdentity};
 
 use discovery::DiscoveryCache;
 use exchange::CodeExchange;
@@ -41,7 +41,7 @@ use redirect::AuthorizationRequest;
 /// Why a sign-in failed. [`SsoError::code`] is the `error` of the redirect to
 /// the login page; the detail goes to the log only.
 #[derive(Debug, Clone, thiserror::Error)]
-pub enum SsoError {
+pub(crate) enum SsoError {
     /// The issuer URL, client id or client secret is not set.
     #[error("single sign-on is not configured")]
     NotConfigured,
@@ -79,7 +79,7 @@ pub enum SsoError {
 
 impl SsoError {
     /// The code shown to the login page (`/_ui/login?error=<code>`).
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             SsoError::NotConfigured => "sso_not_configured",
             SsoError::BadRequest(_) => "sso_bad_request",
@@ -98,7 +98,7 @@ impl SsoError {
 
 /// Timings of the flow; tests shorten them.
 #[derive(Debug, Clone)]
-pub struct SsoTuning {
+pub(crate) struct SsoTuning {
     /// Lifetime of a pending attempt (spec 2.5a: 10 minutes).
     pub pending_ttl: Duration,
     /// Most pending attempts held (spec 2.5a: 10,000).
@@ -134,7 +134,7 @@ impl Default for SsoTuning {
 
 /// A started sign-in.
 #[derive(Debug, Clone)]
-pub struct Started {
+pub(crate) struct Started {
     /// Where to send the browser.
     pub authorization_url: String,
     /// The browser-binding value for the flow cookie.
@@ -143,7 +143,7 @@ pub struct Started {
 
 /// What the provider sent back to the callback.
 #[derive(Debug, Clone, Default)]
-pub struct Callback {
+pub(crate) struct Callback {
     pub state: Option<String>,
     pub code: Option<String>,
     /// `error` of an error redirect (`access_denied`, ...).
@@ -154,14 +154,14 @@ pub struct Callback {
 
 /// A verified sign-in.
 #[derive(Debug, Clone)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub identity: VerifiedIdentity,
     pub purpose: Purpose,
 }
 
 /// The sign-in service; cheap to clone.
 #[derive(Clone, Debug)]
-pub struct Sso(Arc<Inner>);
+pub(crate) struct Sso(Arc<Inner>);
 
 #[derive(Debug)]
 struct Inner {
@@ -173,7 +173,7 @@ struct Inner {
 }
 
 impl Sso {
-    pub fn new(http: reqwest::Client, tuning: SsoTuning) -> Self {
+    pub(crate) fn new(http: reqwest::Client, tuning: SsoTuning) -> Self {
         Sso(Arc::new(Inner {
             discovery: DiscoveryCache::new(tuning.discovery_ttl),
             keys: KeyCache::new(KeyCacheTiming {
@@ -187,7 +187,7 @@ impl Sso {
     }
 
     /// Start a sign-in that comes back to `redirect_uri`.
-    pub async fn begin(
+    pub(crate) async fn begin(
         &self,
         settings: &SsoSettings,
         redirect_uri: &str,
@@ -231,7 +231,7 @@ impl Sso {
 
     /// Complete a sign-in from its callback: the verified identity and what
     /// the attempt was for.
-    pub async fn finish(
+    pub(crate) async fn finish(
         &self,
         settings: &SsoSettings,
         callback: &Callback,
@@ -304,16 +304,6 @@ impl Sso {
             identity,
             purpose: pending.purpose,
         })
-    }
-
-    /// Forget cached discovery documents (after the provider configuration changed).
-    pub fn forget_provider(&self) {
-        self.0.discovery.clear();
-    }
-
-    /// Pending attempts held now (approximate).
-    pub async fn pending_count(&self) -> u64 {
-        self.0.pending.entry_count().await
     }
 }
 

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 /// What the callback does once the identity is verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Purpose {
+pub(crate) enum Purpose {
     /// Sign in (creating the account on first sign-in).
     SignIn,
     /// Link the identity to this signed-in account. The user id is kept here
@@ -25,7 +25,7 @@ pub enum Purpose {
 
 /// One attempt.
 #[derive(Debug, Clone)]
-pub struct PendingLogin {
+pub(crate) struct PendingLogin {
     pub code_verifier: String,
     pub nonce: String,
     /// SHA-256 (hex) of the browser-binding cookie value.
@@ -42,7 +42,7 @@ pub struct PendingLogin {
 
 /// The pending attempts.
 #[derive(Clone)]
-pub struct PendingStore {
+pub(crate) struct PendingStore {
     cache: Cache<String, PendingLogin>,
     ttl: Duration,
 }
@@ -58,7 +58,7 @@ impl std::fmt::Debug for PendingStore {
 
 impl PendingStore {
     /// At most `capacity` attempts, each for `ttl`.
-    pub fn new(ttl: Duration, capacity: u64) -> Self {
+    pub(crate) fn new(ttl: Duration, capacity: u64) -> Self {
         PendingStore {
             cache: Cache::builder()
                 .max_capacity(capacity)
@@ -68,19 +68,20 @@ impl PendingStore {
         }
     }
 
-    pub async fn insert(&self, state: String, pending: PendingLogin) {
+    pub(crate) async fn insert(&self, state: String, pending: PendingLogin) {
         self.cache.insert(state, pending).await;
     }
 
     /// Take the attempt of `state` out; `None` when unknown, used or expired.
-    pub async fn take(&self, state: &str) -> Option<PendingLogin> {
+    pub(crate) async fn take(&self, state: &str) -> Option<PendingLogin> {
         let entry = self.cache.remove(state).await?;
         // moka expires lazily; the age check makes the TTL exact.
         (entry.created.elapsed() < self.ttl).then_some(entry)
     }
 
-    /// Entries currently held (approximate, for tests and metrics).
-    pub async fn entry_count(&self) -> u64 {
+    /// Entries currently held (approximate).
+    #[cfg(test)]
+    pub(crate) async fn entry_count(&self) -> u64 {
         self.cache.run_pending_tasks().await;
         self.cache.entry_count()
     }

@@ -10,19 +10,19 @@ use sha2::{Digest as _, Sha256};
 /// 32 random bytes as URL-safe base64 without padding (43 characters, 256
 /// bits): long enough for every value here, and inside the 43..=128
 /// unreserved characters RFC 7636 4.1 asks of a verifier.
-pub fn random_value() -> String {
+pub(crate) fn random_value() -> String {
     let mut buf = [0u8; 32];
     rand::rngs::OsRng.fill_bytes(&mut buf);
     URL_SAFE_NO_PAD.encode(buf)
 }
 
 /// `BASE64URL(SHA256(verifier))` (RFC 7636 4.2, method `S256`).
-pub fn s256_challenge(verifier: &str) -> String {
+pub(crate) fn s256_challenge(verifier: &str) -> String {
     URL_SAFE_NO_PAD.encode(Sha256::digest(verifier.as_bytes()))
 }
 
 /// Lower-case hex SHA-256, for values kept only as a digest (the binding).
-pub fn digest_hex(value: &str) -> String {
+pub(crate) fn digest_hex(value: &str) -> String {
     let digest = Sha256::digest(value.as_bytes());
     let mut out = String::with_capacity(64);
     for b in digest {
@@ -36,7 +36,7 @@ const HEX: &[u8; 16] = b"0123456789abcdef";
 
 /// The values of one sign-in attempt.
 #[derive(Debug, Clone)]
-pub struct FlowSecrets {
+pub(crate) struct FlowSecrets {
     pub code_verifier: String,
     pub state: String,
     pub nonce: String,
@@ -45,7 +45,7 @@ pub struct FlowSecrets {
 }
 
 impl FlowSecrets {
-    pub fn generate() -> Self {
+    pub(crate) fn generate() -> Self {
         FlowSecrets {
             code_verifier: random_value(),
             state: random_value(),

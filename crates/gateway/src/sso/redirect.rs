@@ -7,13 +7,13 @@ use axum::http::{header, HeaderMap};
 use super::SsoError;
 
 /// Path of the callback below the public base URL.
-pub const CALLBACK_PATH: &str = "/_ui/api/auth/google/callback";
+pub(crate) const CALLBACK_PATH: &str = "/_ui/api/auth/google/callback";
 
 /// The gateway's public base URL, without trailing `/`: `public_url` when
 /// configured; otherwise `X-Forwarded-Proto` (else `http`) and
 /// `X-Forwarded-Host` (else `Host`) of the request. Deployments behind a
 /// proxy that rewrites neither header should set `public_url`.
-pub fn public_base(public_url: Option<&str>, headers: &HeaderMap) -> Result<String, SsoError> {
+pub(crate) fn public_base(public_url: Option<&str>, headers: &HeaderMap) -> Result<String, SsoError> {
     if let Some(url) = public_url.map(str::trim).filter(|u| !u.is_empty()) {
         return Ok(url.trim_end_matches('/').to_owned());
     }
@@ -53,13 +53,13 @@ pub fn public_base(public_url: Option<&str>, headers: &HeaderMap) -> Result<Stri
 }
 
 /// `{base}/_ui/api/auth/google/callback`.
-pub fn callback_uri(base: &str) -> String {
+pub(crate) fn callback_uri(base: &str) -> String {
     format!("{base}{CALLBACK_PATH}")
 }
 
 /// The parameters of one authorization request.
 #[derive(Debug, Clone)]
-pub struct AuthorizationRequest<'a> {
+pub(crate) struct AuthorizationRequest<'a> {
     pub authorization_endpoint: &'a str,
     pub client_id: &'a str,
     pub redirect_uri: &'a str,
@@ -69,7 +69,7 @@ pub struct AuthorizationRequest<'a> {
 }
 
 /// The URL the browser is sent to (scope `openid email profile`, PKCE S256).
-pub fn authorization_url(req: &AuthorizationRequest<'_>) -> Result<String, SsoError> {
+pub(crate) fn authorization_url(req: &AuthorizationRequest<'_>) -> Result<String, SsoError> {
     let mut url = url::Url::parse(req.authorization_endpoint)
         .map_err(|_| SsoError::Unavailable("authorization_endpoint is not a URL".into()))?;
     url.query_pairs_mut()

@@ -6,22 +6,22 @@
 use crate::config::Secret;
 
 /// Configuration key of the issuer URL (discovery at `{issuer}/.well-known/openid-configuration`).
-pub const ISSUER_URL: &str = "sso_issuer_url";
+pub(crate) const ISSUER_URL: &str = "sso_issuer_url";
 /// Configuration key of the OAuth client id registered with the provider.
-pub const CLIENT_ID: &str = "sso_client_id";
+pub(crate) const CLIENT_ID: &str = "sso_client_id";
 /// Configuration key of the client secret (a secret: encrypted, never shown).
-pub const CLIENT_SECRET: &str = "sso_client_secret";
+pub(crate) const CLIENT_SECRET: &str = "sso_client_secret";
 
 /// One configuration key of the identity provider, for the configuration API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SsoKey {
+pub(crate) struct SsoKey {
     pub name: &'static str,
     pub secret: bool,
     pub description: &'static str,
 }
 
 /// The identity-provider keys, in display order.
-pub const KEYS: &[SsoKey] = &[
+pub(crate) const KEYS: &[SsoKey] = &[
     SsoKey {
         name: ISSUER_URL,
         secret: false,
@@ -43,13 +43,13 @@ pub const KEYS: &[SsoKey] = &[
 ];
 
 /// The row of `name`, if it is an identity-provider key.
-pub fn key(name: &str) -> Option<&'static SsoKey> {
+pub(crate) fn key(name: &str) -> Option<&'static SsoKey> {
     KEYS.iter().find(|k| k.name == name)
 }
 
 /// A complete identity-provider configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SsoSettings {
+pub(crate) struct SsoSettings {
     /// Without trailing `/`.
     pub issuer_url: String,
     pub client_id: String,
@@ -58,7 +58,7 @@ pub struct SsoSettings {
 
 impl SsoSettings {
     /// The settings when all three values are present and non-empty.
-    pub fn from_values(
+    pub(crate) fn from_values(
         issuer_url: Option<&str>,
         client_id: Option<&str>,
         client_secret: Option<&str>,
@@ -73,7 +73,7 @@ impl SsoSettings {
 
 /// Validate the value an admin gives for `name`; the normalized value to store.
 /// The error says what was expected without echoing the value.
-pub fn validate(name: &str, raw: &str) -> Result<String, String> {
+pub(crate) fn validate(name: &str, raw: &str) -> Result<String, String> {
     let value = raw.trim();
     match name {
         ISSUER_URL => {

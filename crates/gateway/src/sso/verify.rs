@@ -27,7 +27,7 @@ use super::SsoError;
 
 /// Why an ID token was refused (logged; the person sees `sso_token_invalid`).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum TokenProblem {
+pub(crate) enum TokenProblem {
     #[error("the token is not a well-formed JWS")]
     Malformed,
     #[error("the token is not signed with RS256")]
@@ -54,7 +54,7 @@ pub enum TokenProblem {
 
 /// What the token must say.
 #[derive(Debug, Clone)]
-pub struct Expectations<'a> {
+pub(crate) struct Expectations<'a> {
     /// The `issuer` of the discovery document.
     pub issuer: &'a str,
     pub client_id: &'a str,
@@ -67,7 +67,7 @@ pub struct Expectations<'a> {
 
 /// The person the provider vouches for.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct VerifiedIdentity {
+pub(crate) struct VerifiedIdentity {
     /// `sub`: the provider's stable id of the person.
     pub subject: String,
     /// The verified email address (trimmed).
@@ -77,7 +77,7 @@ pub struct VerifiedIdentity {
 
 impl VerifiedIdentity {
     /// The lower-case domain of the email (after the last `@`).
-    pub fn email_domain(&self) -> String {
+    pub(crate) fn email_domain(&self) -> String {
         self.email
             .rsplit_once('@')
             .map(|(_, d)| d.to_ascii_lowercase())
@@ -87,12 +87,12 @@ impl VerifiedIdentity {
 
 /// The header fields the verifier needs, read before any key is chosen.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TokenHeader {
+pub(crate) struct TokenHeader {
     pub kid: Option<String>,
 }
 
 /// Read the header and refuse any algorithm but RS256.
-pub fn read_header(token: &str) -> Result<TokenHeader, SsoError> {
+pub(crate) fn read_header(token: &str) -> Result<TokenHeader, SsoError> {
     let invalid = |p| SsoError::InvalidToken(p);
     let mut parts = token.split('.');
     let (Some(head), Some(_), Some(_), None) =
@@ -127,7 +127,7 @@ struct Claims {
 
 /// Verify `token` with `key` against `expect` (the header was checked by
 /// [`read_header`], which also chose the key).
-pub fn verify(
+pub(crate) fn verify(
     token: &str,
     key: &DecodingKey,
     expect: &Expectations<'_>,

@@ -34,7 +34,7 @@ use crate::store::users::{AuthMethod, Role};
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct ChangePasswordBody {
+pub(crate) struct ChangePasswordBody {
     #[cfg_attr(test, ts(type = "string"))]
     current_password: Secret,
     #[cfg_attr(test, ts(type = "string"))]
@@ -44,7 +44,7 @@ pub struct ChangePasswordBody {
 /// `GET /_ui/api/auth/me`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Me {
+pub(crate) struct Me {
     user_id: UserId,
     email: String,
     role: Role,
@@ -55,7 +55,7 @@ pub struct Me {
 }
 
 /// `GET /_ui/api/auth/me`.
-pub async fn me(who: SignedIn) -> Json<Me> {
+pub(crate) async fn me(who: SignedIn) -> Json<Me> {
     Json(Me {
         user_id: who.user.id,
         email: who.user.email.clone(),
@@ -67,13 +67,13 @@ pub async fn me(who: SignedIn) -> Json<Me> {
 }
 
 /// `POST /_ui/api/auth/logout`.
-pub async fn logout(State(app): State<AppState>, who: SignedIn) -> Result<Response, GatewayError> {
+pub(crate) async fn logout(State(app): State<AppState>, who: SignedIn) -> Result<Response, GatewayError> {
     let cookies = session::end(&app, &who).await?;
     Ok((cookies, Json(DONE)).into_response())
 }
 
 /// `POST /_ui/api/auth/password/change`.
-pub async fn change_password(
+pub(crate) async fn change_password(
     State(app): State<AppState>,
     who: SignedIn,
     UiJson(body): UiJson<ChangePasswordBody>,

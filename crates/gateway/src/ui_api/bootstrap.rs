@@ -22,7 +22,7 @@ use crate::store::users::{validate_email, AuthMethod, NewUser, RoleChoice};
 use crate::store::{Store, StoreError};
 
 /// Seed the initial admin and announce the setup state.
-pub async fn prepare(app: &AppState) -> anyhow::Result<()> {
+pub(crate) async fn prepare(app: &AppState) -> anyhow::Result<()> {
     let store = app.store()?;
     app.passwords()
         .warm_up()
@@ -97,7 +97,7 @@ async fn seed_initial_admin(app: &AppState, store: &Store) -> anyhow::Result<()>
 
 /// Delete expired sessions, expired pending logins and stale failure
 /// counters every `cleanup_interval`, until `stop`.
-pub fn spawn_cleanup(app: AppState, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
+pub(crate) fn spawn_cleanup(app: AppState, stop: CancellationToken) -> tokio::task::JoinHandle<()> {
     #[expect(
         clippy::disallowed_methods,
         reason = "tracked: serve() awaits this handle at shutdown"

@@ -50,7 +50,7 @@ use crate::store::config::{ConfigChange, ConfigValue, HISTORY_LIMIT, MASK};
 use crate::store::ids::UserId;
 
 /// The configuration routes (relative to `/_ui/api`).
-pub fn routes() -> Router<AppState> {
+pub(crate) fn routes() -> Router<AppState> {
     Router::new()
         .route("/config", get(get_config).put(put_config))
         .route("/config/schema", get(schema))
@@ -61,14 +61,14 @@ pub fn routes() -> Router<AppState> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
-pub enum ValueSource {
+pub(crate) enum ValueSource {
     Default,
     Environment,
     Database,
 }
 
 impl ValueSource {
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             ValueSource::Default => "default",
             ValueSource::Environment => "environment",
@@ -86,7 +86,7 @@ impl PartialEq<&str> for ValueSource {
 /// A restart field whose configured value is not the running one.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct PendingValue {
+pub(crate) struct PendingValue {
     configured: String,
     running: String,
 }
@@ -95,7 +95,7 @@ pub struct PendingValue {
 /// a set secret as the mask), where it comes from, what waits for a restart.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct ConfigAnswer {
+pub(crate) struct ConfigAnswer {
     values: BTreeMap<&'static str, Option<String>>,
     sources: BTreeMap<&'static str, ValueSource>,
     pending_restart: BTreeMap<&'static str, PendingValue>,
@@ -106,7 +106,7 @@ pub struct ConfigAnswer {
 /// restart.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct ConfigUpdate {
+pub(crate) struct ConfigUpdate {
     #[cfg_attr(test, ts(type = "true"))]
     ok: bool,
     changed: Vec<String>,
@@ -117,7 +117,7 @@ pub struct ConfigUpdate {
 /// One field of `GET /_ui/api/config/schema`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct ConfigField {
+pub(crate) struct ConfigField {
     name: &'static str,
     /// `boolean`, `integer`, `duration`, `byte_size`, `string`, `enum` or `url`.
     #[serde(rename = "type")]
@@ -136,14 +136,14 @@ pub struct ConfigField {
 /// `GET /_ui/api/config/schema`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct ConfigSchema {
+pub(crate) struct ConfigSchema {
     fields: Vec<ConfigField>,
 }
 
 /// One change of `GET /_ui/api/config/history` (a secret's values masked).
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct ConfigHistoryEntry {
+pub(crate) struct ConfigHistoryEntry {
     id: i64,
     key: String,
     old_value: Option<String>,
@@ -157,7 +157,7 @@ pub struct ConfigHistoryEntry {
 /// `GET /_ui/api/config/history`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct ConfigHistory {
+pub(crate) struct ConfigHistory {
     count: usize,
     entries: Vec<ConfigHistoryEntry>,
 }

@@ -11,13 +11,13 @@
 
 use axum::http::{header, HeaderMap, HeaderValue};
 
-pub const SESSION_COOKIE: &str = "gw_session";
-pub const CSRF_COOKIE: &str = "csrf_token";
-pub const CSRF_HEADER: &str = "x-csrf-token";
+pub(crate) const SESSION_COOKIE: &str = "gw_session";
+pub(crate) const CSRF_COOKIE: &str = "csrf_token";
+pub(crate) const CSRF_HEADER: &str = "x-csrf-token";
 
 /// Attributes shared by both cookies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CookiePolicy {
+pub(crate) struct CookiePolicy {
     pub secure: bool,
 }
 
@@ -45,7 +45,7 @@ impl CookiePolicy {
     }
 
     /// `Set-Cookie` headers that start (or refresh) a session.
-    pub fn session_headers(&self, session_id: &str, csrf_token: &str, max_age: i64) -> HeaderMap {
+    pub(crate) fn session_headers(&self, session_id: &str, csrf_token: &str, max_age: i64) -> HeaderMap {
         let mut headers = HeaderMap::new();
         let cookies = [
             self.cookie(SESSION_COOKIE, session_id, "/", max_age, true),
@@ -58,13 +58,13 @@ impl CookiePolicy {
     }
 
     /// `Set-Cookie` headers that delete both cookies.
-    pub fn clearing_headers(&self) -> HeaderMap {
+    pub(crate) fn clearing_headers(&self) -> HeaderMap {
         self.session_headers("", "", 0)
     }
 }
 
 /// The value of cookie `name` in the request's `Cookie` headers.
-pub fn read_cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+pub(crate) fn read_cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
         .get_all(header::COOKIE)
         .iter()

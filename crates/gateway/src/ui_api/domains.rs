@@ -22,14 +22,14 @@ use crate::store::ids::UserId;
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AddDomainBody"))]
-pub struct AddBody {
+pub(crate) struct AddBody {
     domain: String,
 }
 
 /// One allowlisted domain.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Domain"))]
-pub struct DomainView {
+pub(crate) struct DomainView {
     domain: String,
     added_by: Option<UserId>,
     created_at: String,
@@ -48,7 +48,7 @@ impl From<AllowedDomain> for DomainView {
 /// `GET /_ui/api/domains`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct DomainList {
+pub(crate) struct DomainList {
     count: usize,
     domains: Vec<DomainView>,
 }
@@ -56,14 +56,14 @@ pub struct DomainList {
 /// `POST /_ui/api/domains`: the domain as stored.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct AddedDomain {
+pub(crate) struct AddedDomain {
     #[cfg_attr(test, ts(type = "true"))]
     ok: bool,
     domain: String,
 }
 
 /// `GET /_ui/api/domains`.
-pub async fn list(
+pub(crate) async fn list(
     State(app): State<AppState>,
     _admin: Admin,
 ) -> Result<Json<DomainList>, GatewayError> {
@@ -82,7 +82,7 @@ pub async fn list(
 }
 
 /// `POST /_ui/api/domains`.
-pub async fn add(
+pub(crate) async fn add(
     State(app): State<AppState>,
     admin: Admin,
     UiJson(body): UiJson<AddBody>,
@@ -103,7 +103,7 @@ pub async fn add(
 }
 
 /// `DELETE /_ui/api/domains/{domain}`.
-pub async fn remove(
+pub(crate) async fn remove(
     State(app): State<AppState>,
     admin: Admin,
     Path(domain): Path<String>,

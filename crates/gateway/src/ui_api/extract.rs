@@ -38,15 +38,15 @@ async fn current(parts: &Parts, app: &AppState) -> Result<Arc<CurrentSession>, G
 
 /// Any active session (see the module doc).
 #[derive(Debug, Clone)]
-pub struct SignedIn(pub Arc<CurrentSession>);
+pub(crate) struct SignedIn(pub Arc<CurrentSession>);
 
 /// A signed-in user without restrictions.
 #[derive(Debug, Clone)]
-pub struct SessionUser(pub Arc<CurrentSession>);
+pub(crate) struct SessionUser(pub Arc<CurrentSession>);
 
 /// A signed-in admin without restrictions.
 #[derive(Debug, Clone)]
-pub struct Admin(pub Arc<CurrentSession>);
+pub(crate) struct Admin(pub Arc<CurrentSession>);
 
 impl FromRequestParts<AppState> for SignedIn {
     type Rejection = GatewayError;

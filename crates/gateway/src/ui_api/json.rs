@@ -9,7 +9,7 @@ use crate::error::GatewayError;
 
 /// A JSON request body.
 #[derive(Debug, Clone)]
-pub struct UiJson<T>(pub T);
+pub(crate) struct UiJson<T>(pub T);
 
 impl<T, S> FromRequest<S> for UiJson<T>
 where

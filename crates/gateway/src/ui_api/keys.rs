@@ -29,11 +29,11 @@ use crate::store::clock::rfc3339;
 use crate::store::ids::ApiKeyId;
 
 /// Longest label, in characters.
-pub const LABEL_MAX: usize = 100;
+pub(crate) const LABEL_MAX: usize = 100;
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CreateKeyBody"))]
-pub struct CreateBody {
+pub(crate) struct CreateBody {
     #[serde(default)]
     #[cfg_attr(test, ts(optional = nullable))]
     label: Option<String>,
@@ -58,7 +58,7 @@ fn valid_label(label: Option<&str>) -> Result<String, GatewayError> {
 /// One of the caller's keys, without its secret.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiKey"))]
-pub struct KeyView {
+pub(crate) struct KeyView {
     id: ApiKeyId,
     key_prefix: String,
     label: String,
@@ -81,7 +81,7 @@ impl From<&ApiKeyRecord> for KeyView {
 /// `GET /_ui/api/keys`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ApiKeyList"))]
-pub struct KeyList {
+pub(crate) struct KeyList {
     count: usize,
     keys: Vec<KeyView>,
 }
@@ -89,7 +89,7 @@ pub struct KeyList {
 /// `POST /_ui/api/keys`: the new key, its secret shown this once.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct CreatedKey {
+pub(crate) struct CreatedKey {
     id: ApiKeyId,
     key: String,
     key_prefix: String,
@@ -98,7 +98,7 @@ pub struct CreatedKey {
 }
 
 /// `GET /_ui/api/keys`.
-pub async fn list(
+pub(crate) async fn list(
     State(app): State<AppState>,
     who: SessionUser,
 ) -> Result<Json<KeyList>, GatewayError> {
@@ -111,7 +111,7 @@ pub async fn list(
 }
 
 /// `POST /_ui/api/keys`.
-pub async fn create(
+pub(crate) async fn create(
     State(app): State<AppState>,
     who: SessionUser,
     UiJson(body): UiJson<CreateBody>,
@@ -139,7 +139,7 @@ pub async fn create(
 }
 
 /// `DELETE /_ui/api/keys/{id}`.
-pub async fn delete(
+pub(crate) async fn delete(
     State(app): State<AppState>,
     who: SessionUser,
     Path(id): Path<String>,

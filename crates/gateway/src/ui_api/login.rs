@@ -30,7 +30,7 @@ use crate::store::users::{validate_email, AuthMethod, NewUser, Role, RoleChoice,
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct LoginBody {
+pub(crate) struct LoginBody {
     email: String,
     #[cfg_attr(test, ts(type = "string"))]
     password: Secret,
@@ -38,14 +38,14 @@ pub struct LoginBody {
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct SecondFactorBody {
+pub(crate) struct SecondFactorBody {
     login_token: String,
     code: String,
 }
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct SetupBody {
+pub(crate) struct SetupBody {
     #[cfg_attr(test, ts(type = "string"))]
     setup_code: Secret,
     email: String,
@@ -56,7 +56,7 @@ pub struct SetupBody {
 /// Signed in: the session's cookies come with it.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct SignedIn {
+pub(crate) struct SignedIn {
     #[cfg_attr(test, ts(type = "true"))]
     ok: bool,
     user_id: UserId,
@@ -71,7 +71,7 @@ pub struct SignedIn {
 /// The password was right; the second factor is next.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct NeedsSecondFactor {
+pub(crate) struct NeedsSecondFactor {
     #[cfg_attr(test, ts(type = "true"))]
     needs_2fa: bool,
     login_token: LoginToken,
@@ -92,7 +92,7 @@ async fn signed_in(app: &AppState, user: &User) -> Result<Response, GatewayError
 }
 
 /// `POST /_ui/api/auth/login`.
-pub async fn login(
+pub(crate) async fn login(
     State(app): State<AppState>,
     UiJson(body): UiJson<LoginBody>,
 ) -> Result<Response, GatewayError> {
@@ -107,7 +107,7 @@ pub async fn login(
 }
 
 /// `POST /_ui/api/auth/login/2fa`.
-pub async fn login_2fa(
+pub(crate) async fn login_2fa(
     State(app): State<AppState>,
     UiJson(body): UiJson<SecondFactorBody>,
 ) -> Result<Response, GatewayError> {
@@ -116,7 +116,7 @@ pub async fn login_2fa(
 }
 
 /// `POST /_ui/api/setup`: the first admin, by the one-time setup code.
-pub async fn setup(
+pub(crate) async fn setup(
     State(app): State<AppState>,
     UiJson(body): UiJson<SetupBody>,
 ) -> Result<Response, GatewayError> {

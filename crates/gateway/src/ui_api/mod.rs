@@ -23,40 +23,38 @@
 //! The API other modules build on: [`session::establish`] (start a session
 //! after a sign-in), the extractors [`SignedIn`], [`SessionUser`], [`Admin`].
 
-pub mod account;
-pub mod bootstrap;
-pub mod config;
-pub mod cookies;
-pub mod domains;
-pub mod extract;
-pub mod json;
-pub mod keys;
-pub mod login;
-pub mod reply;
-pub mod session;
-pub mod signin;
-pub mod sso;
-pub mod status;
+pub(crate) mod account;
+pub(crate) mod bootstrap;
+pub(crate) mod config;
+pub(crate) mod cookies;
+pub(crate) mod domains;
+pub(crate) mod extract;
+pub(crate) mod json;
+pub(crate) mod keys;
+pub(crate) mod login;
+pub(crate) mod reply;
+pub(crate) mod session;
+pub(crate) mod signin;
+pub(crate) mod sso;
+pub(crate) mod status;
 #[cfg(test)]
 mod ts_types;
-pub mod two_factor;
-pub mod upstream;
-pub mod usage;
-pub mod users;
+pub(crate) mod two_factor;
+pub(crate) mod upstream;
+pub(crate) mod usage;
+pub(crate) mod users;
 
 use axum::http::Uri;
 use axum::middleware::from_fn_with_state;
 use axum::routing::{delete, get, post, put};
 use axum::Router;
 
-pub use extract::{Admin, SessionUser, SignedIn};
-pub use session::{establish, CurrentSession, Restriction};
 
 use crate::error::GatewayError;
 use crate::state::AppState;
 
 /// The `/_ui/api` router (to be nested at `/_ui/api`).
-pub fn router(state: AppState) -> Router<AppState> {
+pub(crate) fn router(state: AppState) -> Router<AppState> {
     Router::new()
         .route("/status", get(status::status))
         .route("/system", get(status::system))

@@ -9,13 +9,13 @@ use serde::Serialize;
 /// `{ok: true}`: the call did what it was asked.
 #[derive(Debug, Clone, Copy, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "Ok"))]
-pub struct Done {
+pub(crate) struct Done {
     #[cfg_attr(test, ts(type = "true"))]
     ok: bool,
 }
 
 /// The one `{ok: true}`.
-pub const DONE: Done = Done { ok: true };
+pub(crate) const DONE: Done = Done { ok: true };
 
 /// The `ok: true` member of answers that carry more.
-pub const OK: bool = true;
+pub(crate) const OK: bool = true;

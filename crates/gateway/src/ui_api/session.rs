@@ -33,14 +33,14 @@ use crate::store::users::{AuthMethod, User};
 
 /// The signed-in session of a request and its user (as of this request).
 #[derive(Debug, Clone)]
-pub struct CurrentSession {
+pub(crate) struct CurrentSession {
     pub session: Session,
     pub user: User,
 }
 
 /// What a restricted session must do before it can use the rest of the API.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Restriction {
+pub(crate) enum Restriction {
     /// An admin reset the password: only password change, me, logout, status.
     MustChangePassword,
     /// A password user without TOTP: only 2FA enrollment, me, logout, status.
@@ -48,7 +48,7 @@ pub enum Restriction {
 }
 
 impl Restriction {
-    pub fn message(self) -> &'static str {
+    pub(crate) fn message(self) -> &'static str {
         match self {
             Restriction::MustChangePassword => {
                 "your password was reset: change it first (POST /_ui/api/auth/password/change)"
@@ -62,7 +62,7 @@ impl Restriction {
 
 impl CurrentSession {
     /// The restriction in force, the password change first.
-    pub fn restriction(&self) -> Option<Restriction> {
+    pub(crate) fn restriction(&self) -> Option<Restriction> {
         if self.session.auth_method != AuthMethod::Password {
             return None;
         }
@@ -81,7 +81,7 @@ impl CurrentSession {
 pub(crate) struct SessionSlot(pub(crate) Option<Arc<CurrentSession>>);
 
 /// The cookie attributes of this deployment.
-pub fn cookie_policy(app: &AppState) -> CookiePolicy {
+pub(crate) fn cookie_policy(app: &AppState) -> CookiePolicy {
     CookiePolicy {
         secure: app.config().cookie_secure,
     }
@@ -90,7 +90,7 @@ pub fn cookie_policy(app: &AppState) -> CookiePolicy {
 /// Start a session for `user` (who just completed a sign-in by
 /// `auth_method`): store it with a fresh CSRF token, record the sign-in, and
 /// return the two `Set-Cookie` headers to send.
-pub async fn establish(
+pub(crate) async fn establish(
     app: &AppState,
     user: &User,
     auth_method: AuthMethod,
@@ -112,7 +112,7 @@ pub async fn establish(
 }
 
 /// End the session everywhere; the headers that delete both cookies.
-pub async fn end(app: &AppState, current: &CurrentSession) -> Result<HeaderMap, GatewayError> {
+pub(crate) async fn end(app: &AppState, current: &CurrentSession) -> Result<HeaderMap, GatewayError> {
     app.store()?.sessions().delete(current.session.id).await?;
     tracing::info!(user_id = %current.user.id, "signed out");
     Ok(cookie_policy(app).clearing_headers())
@@ -185,7 +185,7 @@ fn api_path(request: &Request) -> String {
 }
 
 /// The middleware described in the module doc.
-pub async fn session_layer(
+pub(crate) async fn session_layer(
     State(app): State<AppState>,
     mut request: Request,
     next: Next,

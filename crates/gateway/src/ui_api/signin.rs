@@ -25,7 +25,7 @@ const MAX_CODE_ATTEMPTS: i64 = 5;
 
 /// The result of a correct password.
 #[derive(Debug)]
-pub enum PasswordOutcome {
+pub(crate) enum PasswordOutcome {
     /// Signed in (2FA not enabled: the session is restricted to enrollment).
     Complete(User),
     /// TOTP is on: the second step needs this token.
@@ -76,7 +76,7 @@ async fn fail(app: &AppState, email: &str, failure: GatewayError) -> GatewayErro
 }
 
 /// Step one: email and password.
-pub async fn check_password(
+pub(crate) async fn check_password(
     app: &AppState,
     email: &str,
     password: &Secret,
@@ -109,7 +109,7 @@ pub async fn check_password(
 }
 
 /// Step two: the pending login token and a TOTP or recovery code.
-pub async fn check_second_factor(
+pub(crate) async fn check_second_factor(
     app: &AppState,
     login_token: &str,
     code: &str,
@@ -156,7 +156,7 @@ pub async fn check_second_factor(
 
 /// A signed-in user's current password (password change): the same lockout
 /// applies, so a stolen session cannot guess it without limit.
-pub async fn check_current_password(
+pub(crate) async fn check_current_password(
     app: &AppState,
     user: &User,
     password: &Secret,

@@ -44,12 +44,12 @@ use crate::store::{Store, StoreError};
 /// The cookie that binds a sign-in attempt to the browser that started it.
 /// `SameSite=Lax`, not `Strict`: it must come back on the provider's
 /// cross-site redirect to the callback.
-pub const FLOW_COOKIE: &str = "gw_sso_flow";
+pub(crate) const FLOW_COOKIE: &str = "gw_sso_flow";
 /// Where the flow cookie is sent: the start and callback routes only.
 const FLOW_COOKIE_PATH: &str = "/_ui/api/auth/google";
 
 /// The SSO routes (relative to `/_ui/api`), with their own [`Sso`] service.
-pub fn routes(app: &AppState) -> Router<AppState> {
+pub(crate) fn routes(app: &AppState) -> Router<AppState> {
     let sso = Sso::new(
         app.http().clone(),
         SsoTuning {
@@ -65,7 +65,7 @@ pub fn routes(app: &AppState) -> Router<AppState> {
 }
 
 /// The configured identity provider, or `NotConfigured`.
-pub async fn load_settings(store: &Store) -> Result<SsoSettings, SsoError> {
+pub(crate) async fn load_settings(store: &Store) -> Result<SsoSettings, SsoError> {
     let config = store.config();
     let issuer = config.get(ISSUER_URL).await.map_err(internal)?;
     let client_id = config.get(CLIENT_ID).await.map_err(internal)?;

@@ -20,7 +20,7 @@ use crate::store::{clock, Store, StoreError};
 /// `GET /_ui/api/status`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct Status {
+pub(crate) struct Status {
     setup_complete: bool,
     /// `full` or `proxy`.
     mode: &'static str,
@@ -32,7 +32,7 @@ pub struct Status {
 /// `GET /_ui/api/system`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct SystemInfo {
+pub(crate) struct SystemInfo {
     version: &'static str,
     mode: &'static str,
     /// `sqlite` or `postgres`.
@@ -42,7 +42,7 @@ pub struct SystemInfo {
 }
 
 /// Whether every SSO key has a non-empty stored value.
-pub async fn sso_configured(store: &Store) -> Result<bool, StoreError> {
+pub(crate) async fn sso_configured(store: &Store) -> Result<bool, StoreError> {
     for key in crate::sso::settings::KEYS.iter().map(|k| k.name) {
         match store.config().get(key).await? {
             Some(v) if !v.expose().trim().is_empty() => {}
@@ -53,7 +53,7 @@ pub async fn sso_configured(store: &Store) -> Result<bool, StoreError> {
 }
 
 /// `GET /_ui/api/status`.
-pub async fn status(State(app): State<AppState>) -> Result<Json<Status>, GatewayError> {
+pub(crate) async fn status(State(app): State<AppState>) -> Result<Json<Status>, GatewayError> {
     let store = app.store()?;
     Ok(Json(Status {
         setup_complete: app.setup_complete().await?,
@@ -65,7 +65,7 @@ pub async fn status(State(app): State<AppState>) -> Result<Json<Status>, Gateway
 }
 
 /// `GET /_ui/api/system`.
-pub async fn system(
+pub(crate) async fn system(
     State(app): State<AppState>,
     _who: SessionUser,
 ) -> Result<Json<SystemInfo>, GatewayError> {

@@ -26,18 +26,18 @@ use crate::state::AppState;
 use crate::store::clock;
 
 /// Recovery codes per enrollment (spec 2.6).
-pub const RECOVERY_CODES: usize = 8;
+pub(crate) const RECOVERY_CODES: usize = 8;
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "TwoFactorVerifyBody"))]
-pub struct VerifyBody {
+pub(crate) struct VerifyBody {
     code: String,
 }
 
 /// `GET /_ui/api/auth/2fa/setup`: the secret to enroll.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct TwoFactorSetup {
+pub(crate) struct TwoFactorSetup {
     secret: String,
     otpauth_uri: String,
     qr_code_data_url: String,
@@ -47,7 +47,7 @@ pub struct TwoFactorSetup {
 /// this once.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct TwoFactorVerified {
+pub(crate) struct TwoFactorVerified {
     #[cfg_attr(test, ts(type = "true"))]
     ok: bool,
     recovery_codes: Vec<String>,
@@ -77,7 +77,7 @@ fn qr_data_url(uri: &str) -> Result<String, GatewayError> {
 }
 
 /// `GET /_ui/api/auth/2fa/setup`.
-pub async fn setup(
+pub(crate) async fn setup(
     State(app): State<AppState>,
     who: SignedIn,
 ) -> Result<Json<TwoFactorSetup>, GatewayError> {
@@ -101,7 +101,7 @@ pub async fn setup(
 }
 
 /// `POST /_ui/api/auth/2fa/verify`.
-pub async fn verify(
+pub(crate) async fn verify(
     State(app): State<AppState>,
     who: SignedIn,
     UiJson(body): UiJson<VerifyBody>,

@@ -45,7 +45,7 @@ use crate::store::upstream_credentials::{PendingDevice, UpstreamCredentials};
 
 #[derive(Deserialize, Default)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "UpstreamSetupBody"))]
-pub struct SetupBody {
+pub(crate) struct SetupBody {
     #[serde(default)]
     #[cfg_attr(test, ts(optional = nullable))]
     sso_start_url: Option<String>,
@@ -59,7 +59,7 @@ pub struct SetupBody {
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "UpstreamPollBody"))]
-pub struct PollBody {
+pub(crate) struct PollBody {
     #[cfg_attr(test, ts(type = "string"))]
     device_code: Secret,
 }
@@ -68,7 +68,7 @@ pub struct PollBody {
 /// credentials are stored.
 #[derive(Debug, Default, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct UpstreamStatus {
+pub(crate) struct UpstreamStatus {
     has_token: bool,
     expired: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -85,7 +85,7 @@ pub struct UpstreamStatus {
 /// `POST /_ui/api/upstream/setup`: the device authorization to approve.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct DeviceAuthorization {
+pub(crate) struct DeviceAuthorization {
     device_code: String,
     user_code: String,
     verification_uri: String,
@@ -98,7 +98,7 @@ pub struct DeviceAuthorization {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
-pub enum PollStatus {
+pub(crate) enum PollStatus {
     Pending,
     /// Poll less often: add 5 s to the interval.
     SlowDown,
@@ -110,7 +110,7 @@ pub enum PollStatus {
 /// `POST /_ui/api/upstream/poll`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct PollAnswer {
+pub(crate) struct PollAnswer {
     status: PollStatus,
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
@@ -134,7 +134,7 @@ fn oidc_failure(e: &OidcError) -> GatewayError {
 }
 
 /// `GET /_ui/api/upstream/status`.
-pub async fn status(
+pub(crate) async fn status(
     State(app): State<AppState>,
     who: SessionUser,
 ) -> Result<Json<UpstreamStatus>, GatewayError> {
@@ -165,7 +165,7 @@ pub async fn status(
 }
 
 /// `POST /_ui/api/upstream/setup`.
-pub async fn setup(
+pub(crate) async fn setup(
     State(app): State<AppState>,
     who: SessionUser,
     UiJson(body): UiJson<SetupBody>,
@@ -254,7 +254,7 @@ fn poll_answer(status: PollStatus, message: Option<String>) -> Json<PollAnswer> 
 }
 
 /// `POST /_ui/api/upstream/poll`.
-pub async fn poll(
+pub(crate) async fn poll(
     State(app): State<AppState>,
     who: SessionUser,
     UiJson(body): UiJson<PollBody>,
@@ -363,7 +363,7 @@ async fn finish(
 }
 
 /// `DELETE /_ui/api/upstream/token`.
-pub async fn delete_token(
+pub(crate) async fn delete_token(
     State(app): State<AppState>,
     who: SessionUser,
 ) -> Result<Json<Done>, GatewayError> {

@@ -33,10 +33,10 @@ use crate::store::ids::UserId;
 use crate::store::usage::{GroupBy, UsageFilter, UsageRow};
 
 /// Days covered when `from` is not given.
-pub const DEFAULT_DAYS: i64 = 30;
+pub(crate) const DEFAULT_DAYS: i64 = 30;
 
 #[derive(Debug, Default, Deserialize)]
-pub struct UsageQuery {
+pub(crate) struct UsageQuery {
     from: Option<String>,
     to: Option<String>,
     group_by: Option<String>,
@@ -115,7 +115,7 @@ fn read_query(
 /// The counters of a row, or of the whole range.
 #[derive(Debug, Default, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct UsageFigures {
+pub(crate) struct UsageFigures {
     requests: i64,
     errors: i64,
     input_tokens: i64,
@@ -149,7 +149,7 @@ impl From<&UsageRow> for UsageFigures {
 /// provider), `user_id` and `email` when per user.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "UsageRow"))]
-pub struct UsageRowView {
+pub(crate) struct UsageRowView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[cfg_attr(test, ts(optional))]
     group: Option<Option<String>>,
@@ -166,7 +166,7 @@ pub struct UsageRowView {
 /// A usage report.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct UsageAnswer {
+pub(crate) struct UsageAnswer {
     count: usize,
     rows: Vec<UsageRowView>,
     totals: UsageFigures,
@@ -210,7 +210,7 @@ fn query(q: Result<Query<UsageQuery>, QueryRejection>) -> Result<UsageQuery, Gat
 }
 
 /// `GET /_ui/api/usage`.
-pub async fn own(
+pub(crate) async fn own(
     State(app): State<AppState>,
     who: SessionUser,
     q: Result<Query<UsageQuery>, QueryRejection>,
@@ -227,7 +227,7 @@ pub async fn own(
 }
 
 /// `GET /_ui/api/admin/usage`.
-pub async fn global(
+pub(crate) async fn global(
     State(app): State<AppState>,
     _admin: Admin,
     q: Result<Query<UsageQuery>, QueryRejection>,
@@ -237,7 +237,7 @@ pub async fn global(
 }
 
 /// `GET /_ui/api/admin/usage/users`.
-pub async fn per_user(
+pub(crate) async fn per_user(
     State(app): State<AppState>,
     _admin: Admin,
     q: Result<Query<UsageQuery>, QueryRejection>,

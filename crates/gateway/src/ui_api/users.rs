@@ -32,13 +32,13 @@ use crate::store::users::{validate_email, AuthMethod, NewUser, Role, RoleChoice,
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct RoleBody {
+pub(crate) struct RoleBody {
     role: Role,
 }
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CreateUserBody"))]
-pub struct CreateBody {
+pub(crate) struct CreateBody {
     email: String,
     #[cfg_attr(test, ts(type = "string"))]
     password: Secret,
@@ -47,7 +47,7 @@ pub struct CreateBody {
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "ResetPasswordBody"))]
-pub struct ResetBody {
+pub(crate) struct ResetBody {
     #[cfg_attr(test, ts(type = "string"))]
     new_password: Secret,
 }
@@ -55,7 +55,7 @@ pub struct ResetBody {
 /// A user as the API shows one.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "User"))]
-pub struct UserView {
+pub(crate) struct UserView {
     id: UserId,
     email: String,
     role: Role,
@@ -86,7 +86,7 @@ impl From<&User> for UserView {
 /// `GET /_ui/api/users`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct UserList {
+pub(crate) struct UserList {
     count: usize,
     users: Vec<UserView>,
 }
@@ -94,7 +94,7 @@ pub struct UserList {
 /// `POST /_ui/api/admin/users/create`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
-pub struct CreatedUser {
+pub(crate) struct CreatedUser {
     #[cfg_attr(test, ts(type = "true"))]
     ok: bool,
     user_id: UserId,
@@ -106,7 +106,7 @@ fn parse_id(id: &str) -> Result<UserId, GatewayError> {
 }
 
 /// `GET /_ui/api/users`.
-pub async fn list(
+pub(crate) async fn list(
     State(app): State<AppState>,
     _admin: Admin,
 ) -> Result<Json<UserList>, GatewayError> {
@@ -125,7 +125,7 @@ pub async fn list(
 }
 
 /// `GET /_ui/api/users/{id}`.
-pub async fn detail(
+pub(crate) async fn detail(
     State(app): State<AppState>,
     _admin: Admin,
     Path(id): Path<String>,
@@ -140,7 +140,7 @@ pub async fn detail(
 }
 
 /// `PUT /_ui/api/users/{id}/role`.
-pub async fn set_role(
+pub(crate) async fn set_role(
     State(app): State<AppState>,
     admin: Admin,
     Path(id): Path<String>,
@@ -156,7 +156,7 @@ pub async fn set_role(
 }
 
 /// `DELETE /_ui/api/users/{id}`.
-pub async fn delete(
+pub(crate) async fn delete(
     State(app): State<AppState>,
     admin: Admin,
     Path(id): Path<String>,
@@ -172,7 +172,7 @@ pub async fn delete(
 }
 
 /// `POST /_ui/api/admin/users/create`.
-pub async fn create(
+pub(crate) async fn create(
     State(app): State<AppState>,
     admin: Admin,
     UiJson(body): UiJson<CreateBody>,
@@ -205,7 +205,7 @@ pub async fn create(
 }
 
 /// `POST /_ui/api/admin/users/{id}/reset-password`.
-pub async fn reset_password(
+pub(crate) async fn reset_password(
     State(app): State<AppState>,
     admin: Admin,
     Path(id): Path<String>,

@@ -19,7 +19,7 @@
 //! - Only chat calls (`/v1/chat/completions`, `/v1/messages`) are usage;
 //!   other calls (`/v1/models`, count_tokens) only mark the key as used.
 
-pub mod writer;
+pub(crate) mod writer;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -34,10 +34,10 @@ use crate::store::ids::ApiKeyId;
 use crate::store::usage::UsageRecord;
 
 /// Records waiting for the writer before new ones are dropped.
-pub const CHANNEL_CAPACITY: usize = 20_000;
+pub(crate) const CHANNEL_CAPACITY: usize = 20_000;
 /// Status recorded when the client went away before the answer ended
 /// (the common "client closed request" convention).
-pub const CLIENT_GONE: u16 = 499;
+pub(crate) const CLIENT_GONE: u16 = 499;
 
 /// What the writer receives.
 #[derive(Debug)]
@@ -215,29 +215,29 @@ impl Drop for Ticket {
 /// client went away: the body is dropped by the server when the client
 /// disconnects, and with it the upstream request.
 #[derive(Debug)]
-pub struct Unfinished {
+pub(crate) struct Unfinished {
     usage: Option<UsageTicket>,
     finished: bool,
 }
 
 impl Unfinished {
-    pub fn new(usage: Option<UsageTicket>) -> Self {
+    pub(crate) fn new(usage: Option<UsageTicket>) -> Self {
         Unfinished {
             usage,
             finished: false,
         }
     }
 
-    pub fn usage(&self) -> Option<&UsageTicket> {
+    pub(crate) fn usage(&self) -> Option<&UsageTicket> {
         self.usage.as_ref()
     }
 
     /// The answer ended (completely or with its error event).
-    pub fn finish(&mut self) {
+    pub(crate) fn finish(&mut self) {
         self.finished = true;
     }
 
-    pub fn is_finished(&self) -> bool {
+    pub(crate) fn is_finished(&self) -> bool {
         self.finished
     }
 }

@@ -22,11 +22,11 @@ use crate::store::usage::UsageRecord;
 use crate::store::Store;
 
 /// Flush when this many records wait.
-pub const BATCH_ROWS: usize = 1000;
+pub(crate) const BATCH_ROWS: usize = 1000;
 /// Flush at least this often while records wait.
-pub const FLUSH_EVERY: Duration = Duration::from_secs(1);
+pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(1);
 /// A key's `last_used_at` is written at most this often.
-pub const LAST_USED_EVERY: Duration = Duration::from_secs(30);
+pub(crate) const LAST_USED_EVERY: Duration = Duration::from_secs(30);
 /// Records kept across failed flushes before the oldest are dropped.
 const MAX_PENDING: usize = 50_000;
 
@@ -126,7 +126,7 @@ impl Batch {
 
 /// Run the writer on `rx` until `cancel` fires (then drain and flush) or
 /// every sender is gone.
-pub fn spawn(
+pub(crate) fn spawn(
     store: Store,
     rx: mpsc::Receiver<Message>,
     cancel: CancellationToken,

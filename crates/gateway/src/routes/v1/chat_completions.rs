@@ -11,7 +11,7 @@ use crate::body::parse_json;
 use crate::error::GatewayError;
 use crate::state::AppState;
 
-pub async fn handle(
+pub(super) async fn handle(
     State(app): State<AppState>,
     attached: super::Attached,
     headers: HeaderMap,

@@ -35,7 +35,7 @@ const NOT_COUNTED: [&str; 8] = [
     "service_tier",
 ];
 
-pub async fn handle(
+pub(super) async fn handle(
     State(app): State<AppState>,
     RequestConfig(rt): RequestConfig,
     caller: Caller,

@@ -23,7 +23,7 @@ use crate::pipeline::{self, Inbound};
 use crate::state::AppState;
 use crate::usage::UsageTicket;
 
-pub fn router() -> Router<AppState> {
+pub(crate) fn router() -> Router<AppState> {
     Router::new()
         .route("/chat/completions", post(chat_completions::handle))
         .route("/messages", post(messages::handle))
@@ -33,7 +33,7 @@ pub fn router() -> Router<AppState> {
 
 /// What the front door and client authentication attached to a chat
 /// request: its configuration snapshot, its caller, its usage account.
-pub struct Attached {
+pub(crate) struct Attached {
     rt: std::sync::Arc<crate::config::RuntimeConfig>,
     caller: Caller,
     usage: Option<UsageTicket>,

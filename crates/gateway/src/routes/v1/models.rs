@@ -29,7 +29,7 @@ struct Listed {
     owned_by: &'static str,
 }
 
-pub async fn handle(
+pub(super) async fn handle(
     State(app): State<AppState>,
     RequestConfig(rt): RequestConfig,
     caller: Caller,
