@@ -81,7 +81,11 @@ pub(crate) fn sse_response(body: Body) -> Response {
 }
 
 /// The client format's in-stream error event.
-pub(crate) fn error_event(format: ClientFormat, err: &translate::StreamError, out: &mut bytes::BytesMut) {
+pub(crate) fn error_event(
+    format: ClientFormat,
+    err: &translate::StreamError,
+    out: &mut bytes::BytesMut,
+) {
     match format {
         ClientFormat::OpenAi => translate::openai::error_event(err, out),
         ClientFormat::Anthropic => translate::anthropic::error_event(err, out),

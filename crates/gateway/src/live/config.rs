@@ -70,7 +70,10 @@ pub(crate) async fn stored_values(store: &Store) -> Result<Vec<(String, ConfigVa
 /// Start-up overlay (full mode): lay the stored values over `runtime` (the
 /// environment's), logging each one that overrides a value the environment
 /// set.
-pub(crate) async fn overlay_stored(store: &Store, runtime: &mut RuntimeConfig) -> Result<(), StoreError> {
+pub(crate) async fn overlay_stored(
+    store: &Store,
+    runtime: &mut RuntimeConfig,
+) -> Result<(), StoreError> {
     let stored = stored_values(store).await?;
     let defaults = RuntimeConfig::default();
     let (merged, set) = overlay(runtime, &stored);

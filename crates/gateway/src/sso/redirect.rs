@@ -13,7 +13,10 @@ pub(crate) const CALLBACK_PATH: &str = "/_ui/api/auth/google/callback";
 /// configured; otherwise `X-Forwarded-Proto` (else `http`) and
 /// `X-Forwarded-Host` (else `Host`) of the request. Deployments behind a
 /// proxy that rewrites neither header should set `public_url`.
-pub(crate) fn public_base(public_url: Option<&str>, headers: &HeaderMap) -> Result<String, SsoError> {
+pub(crate) fn public_base(
+    public_url: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<String, SsoError> {
     if let Some(url) = public_url.map(str::trim).filter(|u| !u.is_empty()) {
         return Ok(url.trim_end_matches('/').to_owned());
     }

@@ -67,7 +67,10 @@ pub(crate) async fn me(who: SignedIn) -> Json<Me> {
 }
 
 /// `POST /_ui/api/auth/logout`.
-pub(crate) async fn logout(State(app): State<AppState>, who: SignedIn) -> Result<Response, GatewayError> {
+pub(crate) async fn logout(
+    State(app): State<AppState>,
+    who: SignedIn,
+) -> Result<Response, GatewayError> {
     let cookies = session::end(&app, &who).await?;
     Ok((cookies, Json(DONE)).into_response())
 }

@@ -45,7 +45,12 @@ impl CookiePolicy {
     }
 
     /// `Set-Cookie` headers that start (or refresh) a session.
-    pub(crate) fn session_headers(&self, session_id: &str, csrf_token: &str, max_age: i64) -> HeaderMap {
+    pub(crate) fn session_headers(
+        &self,
+        session_id: &str,
+        csrf_token: &str,
+        max_age: i64,
+    ) -> HeaderMap {
         let mut headers = HeaderMap::new();
         let cookies = [
             self.cookie(SESSION_COOKIE, session_id, "/", max_age, true),

@@ -49,7 +49,6 @@ use axum::middleware::from_fn_with_state;
 use axum::routing::{delete, get, post, put};
 use axum::Router;
 
-
 use crate::error::GatewayError;
 use crate::state::AppState;
 

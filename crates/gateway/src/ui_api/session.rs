@@ -112,7 +112,10 @@ pub(crate) async fn establish(
 }
 
 /// End the session everywhere; the headers that delete both cookies.
-pub(crate) async fn end(app: &AppState, current: &CurrentSession) -> Result<HeaderMap, GatewayError> {
+pub(crate) async fn end(
+    app: &AppState,
+    current: &CurrentSession,
+) -> Result<HeaderMap, GatewayError> {
     app.store()?.sessions().delete(current.session.id).await?;
     tracing::info!(user_id = %current.user.id, "signed out");
     Ok(cookie_policy(app).clearing_headers())

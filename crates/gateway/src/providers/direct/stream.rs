@@ -161,25 +161,46 @@ impl ProviderEvents {
 
 /// The error a provider put in a success answer's body (`{"error": ...}`
 /// with no answer beside it), if it did.
+///
+/// Every non-streaming answer passes here, so the common case costs a byte
+/// search: only a body naming `"error"` is read, and then only its three
+/// top-level members that matter, borrowed, not as a whole `Value`.
 pub fn error_in_body(format: WireFormat, body: &[u8]) -> Option<StreamError> {
-    let value: serde_json::Value = serde_json::from_slice(body).ok()?;
-    let error = value.get("error").filter(|e| !e.is_null())?;
+    /// Whether a member is there at all (`null` included).
+    #[derive(Default)]
+    struct Present(bool);
+    impl<'de> serde::Deserialize<'de> for Present {
+        fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+            serde::de::IgnoredAny::deserialize(d).map(|_| Present(true))
+        }
+    }
+    #[derive(serde::Deserialize)]
+    struct Probe<'a> {
+        #[serde(borrow, default)]
+        error: Option<&'a serde_json::value::RawValue>,
+        #[serde(default)]
+        content: Present,
+        #[serde(default)]
+        choices: Present,
+    }
+    memchr::memmem::find(body, b"\"error\"")?;
+    let probe: Probe<'_> = serde_json::from_slice(body).ok()?;
     let answered = match format {
-        WireFormat::Anthropic => value.get("content").is_some(),
-        WireFormat::OpenAi | WireFormat::PrimaryEventStream => value.get("choices").is_some(),
+        WireFormat::Anthropic => probe.content.0,
+        WireFormat::OpenAi | WireFormat::PrimaryEventStream => probe.choices.0,
     };
     if answered {
         return None;
     }
+    let raw = probe.error?.get();
+    let error: serde_json::Value = serde_json::from_str(raw).ok()?;
     Some(match format {
-        WireFormat::Anthropic => {
-            match serde_json::from_value::<wire::anthropic::ErrorDetail>(error.clone()) {
-                Ok(detail) => translate::anthropic::provider_error(&detail),
-                Err(_) => translate::openai::provider_error(error),
-            }
-        }
+        WireFormat::Anthropic => match serde_json::from_str::<wire::anthropic::ErrorDetail>(raw) {
+            Ok(detail) => translate::anthropic::provider_error(&detail),
+            Err(_) => translate::openai::provider_error(&error),
+        },
         WireFormat::OpenAi | WireFormat::PrimaryEventStream => {
-            translate::openai::provider_error(error)
+            translate::openai::provider_error(&error)
         }
     })
 }
