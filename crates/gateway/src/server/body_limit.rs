@@ -11,6 +11,9 @@
 //! (`errors`: of requests answered with an error status; `all`: every one),
 //! always through [`mask_secrets`] and cut at [`LOGGED_BODY_LIMIT`].
 
+use std::future::Future as _;
+use std::task::Poll;
+
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::header;
@@ -55,12 +58,22 @@ pub(crate) async fn limit_body(
     let capacity = declared.map_or(0, |len| usize::try_from(len).unwrap_or(0));
     let mut buffer = BytesMut::with_capacity(capacity);
     let mut stream = body.into_data_stream();
-    // A body that trickles in holds a task and its buffer: it has a deadline.
-    let deadline = tokio::time::Instant::now() + rt.body_read_timeout;
+    // A body that trickles in holds a task and its buffer: it has a
+    // deadline. Most bodies arrive with their headers, so each read is tried
+    // once before a timer is armed; the deadline starts at the first wait.
+    let mut deadline = None;
     loop {
-        let next = tokio::time::timeout_at(deadline, stream.next())
-            .await
-            .map_err(|_| GatewayError::RequestTimeout(rt.body_read_timeout.as_secs()))?;
+        let mut read = std::pin::pin!(stream.next());
+        let next = match std::future::poll_fn(|cx| Poll::Ready(read.as_mut().poll(cx))).await {
+            Poll::Ready(next) => next,
+            Poll::Pending => {
+                let at = *deadline
+                    .get_or_insert_with(|| tokio::time::Instant::now() + rt.body_read_timeout);
+                tokio::time::timeout_at(at, read)
+                    .await
+                    .map_err(|_| GatewayError::RequestTimeout(rt.body_read_timeout.as_secs()))?
+            }
+        };
         let Some(chunk) = next else { break };
         let chunk = chunk.map_err(|e| {
             GatewayError::validation(format!("the request body could not be read: {e}"))
