@@ -30,6 +30,7 @@ mod sso_flow;
 mod sso_refusals;
 mod sso_support;
 mod store_story;
+mod ui_csrf_routes;
 mod ui_login;
 mod ui_sessions;
 mod ui_setup;
