@@ -38,9 +38,11 @@ pub fn init(config: &LogConfig) {
 
 /// Whether a JSON key names a credential. Counts such as `max_tokens` or
 /// `input_tokens` are numbers and stay visible (only string values are masked).
+/// One-time credentials count too: a TOTP or recovery `code`, the setup
+/// code, an OAuth `code`, its `state` and PKCE verifier.
 fn is_secret_key(key: &str) -> bool {
     let k = key.to_ascii_lowercase().replace(['-', '_'], "");
-    const WORDS: [&str; 11] = [
+    const WORDS: [&str; 14] = [
         "apikey",
         "token",
         "secret",
@@ -52,8 +54,11 @@ fn is_secret_key(key: &str) -> bool {
         "privatekey",
         "accesskey",
         "devicecode",
+        "setupcode",
+        "recoverycode",
+        "codeverifier",
     ];
-    WORDS.iter().any(|w| k.contains(w)) || k == "key" || k == "auth"
+    WORDS.iter().any(|w| k.contains(w)) || matches!(k.as_str(), "key" | "auth" | "code" | "state")
 }
 
 /// Mask credentials in a JSON text: string values under credential-like keys
@@ -196,6 +201,23 @@ mod tests {
                 "x-api-key": "***",
             })
         );
+    }
+
+    #[test]
+    fn one_time_codes_are_masked() {
+        let input = json!({"login_token": "t", "code": "169786", "state": "s1",
+            "setup_code": "ABCD-EFGH", "recovery_code": "r-1", "code_verifier": "v"});
+        let masked: Value = serde_json::from_str(&mask_secrets(&input.to_string())).unwrap();
+        for key in [
+            "login_token",
+            "code",
+            "state",
+            "setup_code",
+            "recovery_code",
+            "code_verifier",
+        ] {
+            assert_eq!(masked[key], "***", "{key}");
+        }
     }
 
     #[test]

@@ -17,6 +17,7 @@ mod faults;
 mod infra;
 mod keys_lifecycle;
 mod keys_support;
+mod log_secrets;
 mod profiles;
 mod relay_auth;
 mod relay_errors;
