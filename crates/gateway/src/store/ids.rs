@@ -136,6 +136,10 @@ id_type!(
     ApiKeyId
 );
 id_type!(
+    /// A provider account (`user_provider_tokens.id`).
+    ProviderAccountId
+);
+id_type!(
     /// The id of a row that has no meaning outside its table (recovery codes).
     RowId
 );

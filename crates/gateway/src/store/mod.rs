@@ -29,6 +29,7 @@ pub mod ids;
 pub mod login_failures;
 pub mod meta;
 pub mod pending_logins;
+pub mod provider_accounts;
 pub mod recovery_codes;
 pub mod sessions;
 pub mod upstream_credentials;
@@ -284,6 +285,10 @@ impl Store {
 
     pub fn api_keys(&self) -> api_keys::ApiKeys<'_> {
         api_keys::ApiKeys::new(self)
+    }
+
+    pub fn provider_accounts(&self) -> provider_accounts::ProviderAccounts<'_> {
+        provider_accounts::ProviderAccounts::new(self)
     }
 
     pub fn upstream_credentials(&self) -> upstream_credentials::UpstreamCredentialStore<'_> {

@@ -30,6 +30,7 @@ mod slow_clients;
 mod sso_flow;
 mod sso_refusals;
 mod sso_support;
+mod store_provider_accounts;
 mod store_story;
 mod ui_csrf_routes;
 mod ui_login;

@@ -1,0 +1,363 @@
+//! Provider accounts (spec 2.5, 4.4.3; interfaces-full.md 2): one credential
+//! of one user for one direct provider, several per provider, each with a
+//! priority (lower first); and each user's provider order.
+//!
+//! - The access token (an API key, or an OAuth access token) and the refresh
+//!   token are encrypted at rest, bound to their column and the account's id
+//!   (a value copied to another row does not decrypt).
+//! - A user sees, changes and deletes only their own accounts: every query
+//!   names the user.
+//! - Every write is one transaction that announces `accounts:<user id>` on
+//!   PostgreSQL, so every replica drops its cached provider list of that user
+//!   ([`crate::providers::accounts`]).
+
+use super::clock::now;
+use super::ids::{ProviderAccountId, UserId};
+use super::upstream_credentials::Announce as _;
+use super::{with_pool, write_tx, Store, StoreError};
+use crate::config::Secret;
+
+/// Most accounts one user may hold for one provider.
+pub const MAX_ACCOUNTS_PER_PROVIDER: i64 = 20;
+
+/// The priority of an account created without one.
+pub const DEFAULT_PRIORITY: i64 = 100;
+
+/// An account as its owner sees it (no secret).
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct ProviderAccount {
+    pub id: ProviderAccountId,
+    pub user_id: UserId,
+    pub provider: String,
+    pub label: String,
+    /// `api_key`, `oauth_pkce` or `oauth_code_host`.
+    pub auth_kind: String,
+    pub expires_at: Option<i64>,
+    pub base_url: Option<String>,
+    pub priority: i64,
+    pub pool: bool,
+    pub enabled: bool,
+    pub last_error: Option<String>,
+    pub last_used_at: Option<i64>,
+    pub created_at: i64,
+    pub updated_at: i64,
+}
+
+/// An account with its access token decrypted: what a request uses.
+#[derive(Debug, Clone)]
+pub struct UsableAccount {
+    pub account: ProviderAccount,
+    pub access_token: Secret,
+}
+
+/// A new account to store.
+#[derive(Debug, Clone)]
+pub struct NewAccount<'a> {
+    pub user_id: UserId,
+    pub provider: &'a str,
+    pub label: &'a str,
+    pub auth_kind: &'a str,
+    pub access_token: &'a Secret,
+    pub refresh_token: Option<&'a Secret>,
+    pub expires_at: Option<i64>,
+    pub base_url: Option<&'a str>,
+    pub priority: i64,
+}
+
+/// A change of an account: each `Some` field replaces the stored one
+/// (`base_url: Some(None)` removes it).
+#[derive(Debug, Clone, Default)]
+pub struct AccountChange {
+    pub label: Option<String>,
+    pub priority: Option<i64>,
+    pub access_token: Option<Secret>,
+    pub base_url: Option<Option<String>>,
+}
+
+const COLUMNS: &str = "id, user_id, provider, label, auth_kind, expires_at, base_url, priority, \
+     pool, enabled, last_error, last_used_at, created_at, updated_at";
+
+fn access_context(id: ProviderAccountId) -> String {
+    format!("user_provider_tokens.access_token:{id}")
+}
+
+fn refresh_context(id: ProviderAccountId) -> String {
+    format!("user_provider_tokens.refresh_token:{id}")
+}
+
+/// The `accounts:` payload of `user`.
+pub fn accounts_payload(user: UserId) -> String {
+    format!("accounts:{user}")
+}
+
+/// The provider-account repository.
+pub struct ProviderAccounts<'a> {
+    store: &'a Store,
+}
+
+impl<'a> ProviderAccounts<'a> {
+    pub(crate) fn new(store: &'a Store) -> Self {
+        ProviderAccounts { store }
+    }
+
+    /// Store a new account; 409 `conflict` when the user holds
+    /// [`MAX_ACCOUNTS_PER_PROVIDER`] for the provider already.
+    pub async fn create(&self, new: NewAccount<'_>) -> Result<ProviderAccount, StoreError> {
+        let at = now();
+        let account = ProviderAccount {
+            id: ProviderAccountId::new(),
+            user_id: new.user_id,
+            provider: new.provider.to_owned(),
+            label: new.label.to_owned(),
+            auth_kind: new.auth_kind.to_owned(),
+            expires_at: new.expires_at,
+            base_url: new.base_url.map(str::to_owned),
+            priority: new.priority,
+            pool: false,
+            enabled: true,
+            last_error: None,
+            last_used_at: None,
+            created_at: at,
+            updated_at: at,
+        };
+        let cipher = self.store.cipher();
+        let access = cipher.encrypt_secret(new.access_token, &access_context(account.id))?;
+        let refresh = new
+            .refresh_token
+            .map(|r| cipher.encrypt_secret(r, &refresh_context(account.id)))
+            .transpose()?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
+            let (held,): (i64,) = sqlx::query_as(
+                "SELECT COUNT(*) FROM user_provider_tokens \
+                 WHERE user_id = $1 AND provider = $2 AND pool = $3",
+            )
+            .bind(new.user_id)
+            .bind(new.provider)
+            .bind(false)
+            .fetch_one(&mut *tx)
+            .await?;
+            if held >= MAX_ACCOUNTS_PER_PROVIDER {
+                return Err(StoreError::Conflict(format!(
+                    "you hold {MAX_ACCOUNTS_PER_PROVIDER} {} accounts already; delete one first",
+                    new.provider
+                )));
+            }
+            sqlx::query(
+                "INSERT INTO user_provider_tokens (id, user_id, provider, label, auth_kind, \
+                 access_token, refresh_token, expires_at, base_url, priority, pool, enabled, \
+                 created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+            )
+            .bind(account.id)
+            .bind(account.user_id)
+            .bind(&account.provider)
+            .bind(&account.label)
+            .bind(&account.auth_kind)
+            .bind(&access)
+            .bind(&refresh)
+            .bind(account.expires_at)
+            .bind(&account.base_url)
+            .bind(account.priority)
+            .bind(false)
+            .bind(true)
+            .bind(at)
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+            tx.announce(&accounts_payload(new.user_id)).await?;
+            Ok(())
+        }));
+        Ok(account)
+    }
+
+    /// The user's own accounts (of one provider when given), by priority,
+    /// ties the older first.
+    pub async fn list_for_user(
+        &self,
+        user: UserId,
+        provider: Option<&str>,
+    ) -> Result<Vec<ProviderAccount>, StoreError> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM user_provider_tokens \
+             WHERE user_id = $1 AND pool = $2 AND ($3 IS NULL OR provider = $3) \
+             ORDER BY priority, created_at, id"
+        );
+        Ok(with_pool!(self.store, p => {
+            sqlx::query_as(&sql)
+                .bind(user)
+                .bind(false)
+                .bind(provider)
+                .fetch_all(p)
+                .await?
+        }))
+    }
+
+    /// One of the user's own accounts.
+    pub async fn get(
+        &self,
+        user: UserId,
+        id: ProviderAccountId,
+    ) -> Result<Option<ProviderAccount>, StoreError> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM user_provider_tokens \
+             WHERE id = $1 AND user_id = $2 AND pool = $3"
+        );
+        Ok(with_pool!(self.store, p => {
+            sqlx::query_as(&sql)
+                .bind(id)
+                .bind(user)
+                .bind(false)
+                .fetch_optional(p)
+                .await?
+        }))
+    }
+
+    /// The user's enabled own accounts with their access tokens, by
+    /// priority (what requests choose from).
+    pub async fn usable(&self, user: UserId) -> Result<Vec<UsableAccount>, StoreError> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            #[sqlx(flatten)]
+            account: ProviderAccount,
+            access_token: String,
+        }
+        let sql = format!(
+            "SELECT {COLUMNS}, access_token FROM user_provider_tokens \
+             WHERE user_id = $1 AND pool = $2 AND enabled = $3 \
+             ORDER BY priority, created_at, id"
+        );
+        let rows: Vec<Row> = with_pool!(self.store, p => {
+            sqlx::query_as(&sql)
+                .bind(user)
+                .bind(false)
+                .bind(true)
+                .fetch_all(p)
+                .await?
+        });
+        let cipher = self.store.cipher();
+        rows.into_iter()
+            .map(|row| {
+                let access_token =
+                    cipher.decrypt_secret(&row.access_token, &access_context(row.account.id))?;
+                Ok(UsableAccount {
+                    account: row.account,
+                    access_token,
+                })
+            })
+            .collect()
+    }
+
+    /// Apply `change` to one of the user's own accounts; `None` when it is
+    /// not theirs.
+    pub async fn update(
+        &self,
+        user: UserId,
+        id: ProviderAccountId,
+        change: AccountChange,
+    ) -> Result<Option<ProviderAccount>, StoreError> {
+        let Some(mut account) = self.get(user, id).await? else {
+            return Ok(None);
+        };
+        if let Some(label) = change.label {
+            account.label = label;
+        }
+        if let Some(priority) = change.priority {
+            account.priority = priority;
+        }
+        if let Some(base_url) = change.base_url {
+            account.base_url = base_url;
+        }
+        account.updated_at = now();
+        let access = change
+            .access_token
+            .map(|t| self.store.cipher().encrypt_secret(&t, &access_context(id)))
+            .transpose()?;
+        let done = with_pool!(self.store, p => write_tx!(p, tx => {
+            let done = sqlx::query(
+                "UPDATE user_provider_tokens SET label = $1, priority = $2, base_url = $3, \
+                 access_token = COALESCE($4, access_token), last_error = NULL, updated_at = $5 \
+                 WHERE id = $6 AND user_id = $7 AND pool = $8",
+            )
+            .bind(&account.label)
+            .bind(account.priority)
+            .bind(&account.base_url)
+            .bind(&access)
+            .bind(account.updated_at)
+            .bind(id)
+            .bind(user)
+            .bind(false)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.announce(&accounts_payload(user)).await?;
+            Ok(done)
+        }));
+        Ok((done == 1).then(|| ProviderAccount {
+            last_error: None,
+            ..account
+        }))
+    }
+
+    /// Delete one of the user's own accounts of `provider` (`Some(id)`), or
+    /// all of them; how many went.
+    pub async fn delete(
+        &self,
+        user: UserId,
+        provider: &str,
+        id: Option<ProviderAccountId>,
+    ) -> Result<u64, StoreError> {
+        Ok(with_pool!(self.store, p => write_tx!(p, tx => {
+            let done = sqlx::query(
+                "DELETE FROM user_provider_tokens \
+                 WHERE user_id = $1 AND provider = $2 AND pool = $3 AND ($4 IS NULL OR id = $4)",
+            )
+            .bind(user)
+            .bind(provider)
+            .bind(false)
+            .bind(id)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.announce(&accounts_payload(user)).await?;
+            Ok(done)
+        })))
+    }
+
+    /// The user's provider order, as stored (unknown ids kept).
+    pub async fn order(&self, user: UserId) -> Result<Vec<String>, StoreError> {
+        let row: Option<(String,)> = with_pool!(self.store, p => {
+            sqlx::query_as("SELECT providers FROM user_provider_order WHERE user_id = $1")
+                .bind(user)
+                .fetch_optional(p)
+                .await?
+        });
+        Ok(row
+            .map(|(list,)| {
+                list.split(',')
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default())
+    }
+
+    /// Replace the user's provider order.
+    pub async fn set_order(&self, user: UserId, order: &[&str]) -> Result<(), StoreError> {
+        let list = order.join(",");
+        with_pool!(self.store, p => write_tx!(p, tx => {
+            sqlx::query(
+                "INSERT INTO user_provider_order (user_id, providers, updated_at) \
+                 VALUES ($1, $2, $3) \
+                 ON CONFLICT (user_id) DO UPDATE SET providers = $2, updated_at = $3",
+            )
+            .bind(user)
+            .bind(&list)
+            .bind(now())
+            .execute(&mut *tx)
+            .await?;
+            tx.announce(&accounts_payload(user)).await?;
+            Ok(())
+        }));
+        Ok(())
+    }
+}
