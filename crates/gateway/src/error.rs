@@ -49,6 +49,10 @@ pub enum GatewayError {
     /// 403 `forbidden`.
     #[error("{0}")]
     Forbidden(String),
+    /// The caller has no account for the provider the request needs; the
+    /// message says how to connect one (403 `provider_not_connected`).
+    #[error("{0}")]
+    ProviderNotConnected(String),
     /// 409 `conflict`: the request clashes with the current state (an email
     /// already taken, the last admin, 2FA already enabled).
     #[error("{0}")]
@@ -132,7 +136,9 @@ impl GatewayError {
             GatewayError::Validation(_) => StatusCode::BAD_REQUEST,
             GatewayError::InvalidModel(_) => StatusCode::BAD_REQUEST,
             GatewayError::Auth(_) => StatusCode::UNAUTHORIZED,
-            GatewayError::Forbidden(_) => StatusCode::FORBIDDEN,
+            GatewayError::Forbidden(_) | GatewayError::ProviderNotConnected(_) => {
+                StatusCode::FORBIDDEN
+            }
             GatewayError::Conflict(_) => StatusCode::CONFLICT,
             GatewayError::AccountLocked { .. } => StatusCode::LOCKED,
             GatewayError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -153,6 +159,7 @@ impl GatewayError {
             GatewayError::InvalidModel(_) => "invalid_model",
             GatewayError::Auth(_) => "auth_error",
             GatewayError::Forbidden(_) => "forbidden",
+            GatewayError::ProviderNotConnected(_) => "provider_not_connected",
             GatewayError::Conflict(_) => "conflict",
             GatewayError::AccountLocked { .. } => "account_locked",
             GatewayError::NotFound(_) => "not_found",
@@ -309,6 +316,11 @@ mod tests {
                 "auth_error",
             ),
             (GatewayError::Forbidden("f".into()), 403, "forbidden"),
+            (
+                GatewayError::ProviderNotConnected("c".into()),
+                403,
+                "provider_not_connected",
+            ),
             (GatewayError::Conflict("c".into()), 409, "conflict"),
             (
                 GatewayError::AccountLocked {

@@ -26,6 +26,7 @@ use crate::providers::primary::credentials::per_user::{PrimaryAuth, UserTokens};
 use crate::providers::primary::credentials::TokenManager;
 use crate::providers::primary::models::ModelCache;
 use crate::providers::primary::request::ChatUrl;
+use crate::providers::user_direct::UserDirect;
 use crate::providers::{Accounts, Registry};
 use crate::store::Store;
 use crate::upstream::Upstream;
@@ -109,6 +110,7 @@ impl AppState {
             UserTokens::new(&config, &http),
             store.clone(),
             Registry::from_config(&config, &http),
+            UserDirect::new(&config),
         );
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),

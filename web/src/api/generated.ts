@@ -153,6 +153,95 @@ export type PollStatus = "pending" | "slow_down" | "success" | "expired" | "deni
 export type PollAnswer = { status: PollStatus, message?: string, };
 
 /**
+ * One of the registry's providers.
+ */
+export type ProviderId = "primary" | "messages_vendor" | "completions_vendor" | "assistant_vendor" | "custom";
+
+/**
+ * A provider account (`user_provider_tokens.id`).
+ */
+export type ProviderAccountId = string;
+
+/**
+ * How a provider is connected.
+ */
+export type AuthKind = "device" | "oauth_pkce" | "oauth_code_host" | "api_key";
+
+/**
+ * One provider of the registry.
+ */
+export type RegistryProvider = { id: ProviderId, display_name: string, auth_kinds: Array<AuthKind>, enabled: boolean, multi_account: boolean, };
+
+/**
+ * `GET /_ui/api/providers/registry`.
+ */
+export type ProviderRegistry = { providers: Array<RegistryProvider>, };
+
+/**
+ * Where the caller stands with one provider.
+ */
+export type ProviderState = { id: ProviderId, enabled: boolean, connected: boolean, accounts: number, pool_available: boolean, expires_at: string | null, };
+
+/**
+ * `GET /_ui/api/providers/status`.
+ */
+export type ProviderStatusList = { providers: Array<ProviderState>, };
+
+/**
+ * A field of an API-key connection form.
+ */
+export type ConnectField = { name: string, label: string, secret: boolean, required: boolean, };
+
+/**
+ * `GET /_ui/api/providers/{provider}/connect`.
+ */
+export type ConnectInfo = { "auth_kind": "device", provider: ProviderId, setup_url: string, } | { "auth_kind": "api_key", provider: ProviderId, fields: Array<ConnectField>, };
+
+/**
+ * Where an account stands.
+ */
+export type AccountStatus = "active" | "expired" | "cooldown" | "error";
+
+/**
+ * Whose an account is.
+ */
+export type AccountSource = "user" | "pool";
+
+/**
+ * One provider account, without its secret.
+ */
+export type Account = { id: ProviderAccountId, provider: ProviderId, label: string, priority: number, base_url: string | null, auth_kind: AuthKind, status: AccountStatus, expires_at: string | null, cooldown_until: string | null, last_error: string | null, last_used: string | null, created_at: string, source: AccountSource, 
+/**
+ * A pool account an admin switched off, or a user's (always on).
+ */
+enabled: boolean, };
+
+/**
+ * `GET /_ui/api/providers/{provider}/accounts`.
+ */
+export type AccountList = { accounts: Array<Account>, };
+
+/**
+ * `POST /_ui/api/providers/{provider}/accounts`.
+ */
+export type NewAccountBody = { api_key: string, base_url?: string | null, label?: string | null, priority?: number | null, };
+
+/**
+ * `PATCH /_ui/api/providers/{provider}/accounts/{id}`.
+ */
+export type AccountPatchBody = { label?: string | null, priority?: number | null, api_key?: string, base_url?: string | null, };
+
+/**
+ * `DELETE /_ui/api/providers/{provider}`.
+ */
+export type Removed = { ok: true, removed: number, };
+
+/**
+ * The caller's provider order (`GET`, `POST /_ui/api/providers/priority`).
+ */
+export type ProviderOrder = { order: Array<ProviderId>, };
+
+/**
  * What rows are grouped by.
  */
 export type GroupBy = "day" | "model" | "provider";

@@ -10,11 +10,16 @@
 
 export type {
   AddedDomain,
+  Account,
+  AccountList,
+  AccountStatus,
   ApiError,
   ApiKey,
   ApiKeyList,
+  AuthKind,
   AuthMethod,
   ConfigAnswer,
+  ConnectField,
   ConfigField,
   ConfigHistory,
   ConfigHistoryEntry,
@@ -30,6 +35,12 @@ export type {
   NeedsSecondFactor,
   Ok,
   PendingValue,
+  ProviderId,
+  ProviderOrder,
+  ProviderRegistry,
+  ProviderState,
+  ProviderStatusList,
+  RegistryProvider,
   PollStatus,
   Reload,
   Role,
@@ -54,7 +65,12 @@ export type ConfigFieldType = ConfigField['type'];
 
 // ---- PROVISIONAL (not served yet) ----
 
-import type { PollAnswer as PrimaryPollAnswer, SystemInfo as ServedSystemInfo } from './generated';
+import type {
+  ConnectInfo as ServedConnectInfo,
+  PollAnswer as PrimaryPollAnswer,
+  ProviderId,
+  SystemInfo as ServedSystemInfo,
+} from './generated';
 
 /** A device flow's poll: `primary`'s as served, plus what the other
  * providers' device flows add (per-user providers). */
@@ -68,79 +84,12 @@ export type SystemInfo = ServedSystemInfo & {
   pending_restart?: string[];
 };
 
-export type ProviderId =
-  | 'primary'
-  | 'messages_vendor'
-  | 'completions_vendor'
-  | 'assistant_vendor'
-  | 'custom';
-
-export type AuthKind = 'device' | 'oauth_pkce' | 'oauth_code_host' | 'api_key';
-
-export interface RegistryProvider {
-  id: ProviderId;
-  display_name: string;
-  auth_kinds: AuthKind[];
-  enabled: boolean;
-  multi_account: boolean;
-}
-
-export interface ProviderRegistry {
-  providers: RegistryProvider[];
-}
-
-export interface ProviderState {
-  id: ProviderId;
-  enabled: boolean;
-  connected: boolean;
-  accounts: number;
-  pool_available: boolean;
-  expires_at: string | null;
-}
-
-export interface ProviderStatusList {
-  providers: ProviderState[];
-}
-
-export interface ConnectField {
-  name: string;
-  label: string;
-  secret: boolean;
-  required: boolean;
-}
-
+/** How to connect a provider: the served kinds (device, API key) plus the
+ * OAuth flows still to come. */
 export type ConnectInfo =
+  | ServedConnectInfo
   | { provider: ProviderId; auth_kind: 'oauth_pkce'; auth_url: string; relay_script_url: string }
-  | { provider: ProviderId; auth_kind: 'oauth_code_host'; auth_url: string | null; device_code_url: string }
-  | { provider: ProviderId; auth_kind: 'api_key'; fields: ConnectField[] }
-  | { provider: ProviderId; auth_kind: 'device'; setup_url: string };
-
-export type AccountStatus = 'active' | 'expired' | 'cooldown' | 'error';
-
-export interface Account {
-  id: string;
-  provider: ProviderId;
-  label: string;
-  priority: number;
-  base_url: string | null;
-  auth_kind: AuthKind;
-  status: AccountStatus;
-  expires_at: string | null;
-  cooldown_until: string | null;
-  last_error: string | null;
-  last_used: string | null;
-  created_at: string;
-  source: 'user' | 'pool';
-  enabled?: boolean;
-}
-
-export interface AccountList {
-  accounts: Account[];
-}
-
-export interface ProviderOrder {
-  order: ProviderId[];
-}
+  | { provider: ProviderId; auth_kind: 'oauth_code_host'; auth_url: string | null; device_code_url: string };
 
 export interface RateLimitInfo {
   provider: ProviderId;

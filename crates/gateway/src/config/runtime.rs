@@ -282,6 +282,8 @@ runtime_fields! {
         "Time a client has to send a request's line and headers; a slower one is disconnected.";
     body_read_timeout: Duration = Duration::from_secs(60), Hot, positive,
         "Time a client has to send a request's whole body; a slower one is answered 408 request_timeout.";
+    custom_allow_private_networks: bool = false, Hot, any,
+        "Let users' own provider base URLs reach loopback, private and link-local addresses (on-premise model servers, tests); off, such URLs are refused.";
     public_url: PublicUrl = PublicUrl::default(), Hot, any,
         "Public base URL of the gateway (e.g. https://gateway.example.com), used for the SSO redirect URI; empty: derived from the request's Host and X-Forwarded-Proto.";
 }
@@ -349,7 +351,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), FIELDS.len());
-        assert_eq!(FIELDS.len(), 18);
+        assert_eq!(FIELDS.len(), 19);
         let hot: Vec<_> = FIELDS
             .iter()
             .filter(|f| f.reload == Reload::Restart)

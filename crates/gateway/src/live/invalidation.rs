@@ -4,7 +4,9 @@
 //!   [`INVALIDATE_CHANNEL`]. `key:<hex hash>` (sent by a trigger whenever an
 //!   API key row is deleted, its user's deletion included) drops that key from
 //!   the lookup cache; `creds:<user id>` (sent when upstream credentials are
-//!   saved or deleted) drops that user's token source. Notifications arrive
+//!   saved or deleted) drops that user's token source; `accounts:<user id>`
+//!   (sent when a user's provider accounts or order change) drops that
+//!   user's direct providers. Notifications arrive
 //!   within milliseconds of the commit. When the connection is lost, the
 //!   listener reconnects with backoff and, since notifications sent
 //!   meanwhile are lost, drops both caches whole.
@@ -57,12 +59,18 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
             app.user_tokens().invalidate(user).await;
             tracing::debug!(user_id = %user, "upstream credentials changed elsewhere");
         }
+    } else if let Some(user) = payload.strip_prefix("accounts:") {
+        if let Ok(user) = user.parse::<UserId>() {
+            app.accounts().invalidate_user(user).await;
+            tracing::debug!(user_id = %user, "provider accounts changed elsewhere");
+        }
     }
 }
 
 fn drop_everything(app: &AppState) {
     app.key_cache().invalidate_all();
     app.user_tokens().invalidate_all();
+    app.accounts().invalidate_all_users();
 }
 
 async fn listen(app: AppState, pool: PgPool, cancel: CancellationToken) {

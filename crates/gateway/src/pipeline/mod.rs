@@ -82,12 +82,13 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
         rt,
     };
     let accounts = app.accounts();
-    let direct_accounts = accounts.direct(&turn.caller);
+    let direct_accounts = accounts.direct(&turn.caller).await?;
     let route = registry::choose(
         &turn.upstream,
         turn.rt.model_cache_refresh,
         &request.model,
         &direct_accounts,
+        accounts.reach(&turn.caller),
     )
     .await?;
     let mut call = ChatCall {

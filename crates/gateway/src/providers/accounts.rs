@@ -5,21 +5,21 @@
 //!   the caller's own upstream credentials (a user without them gets 403
 //!   `forbidden` saying how to connect).
 //! - The direct providers: proxy mode's environment accounts (one per
-//!   configured provider, [`Registry`]). Full deployment has no per-user
-//!   direct accounts yet, so its callers reach `primary` only and a request
-//!   that names another provider is refused as not configured.
-//!
-//! This is the one seam per-user, multi-account selection (spec 4.4.3) grows
-//! from: more accounts per provider, in the caller's priority order, behind
-//! the same calls.
+//!   configured provider, [`Registry`]); in full deployment the user's own
+//!   connected accounts, in their provider order and then each account's
+//!   priority ([`UserDirect`]). A request that names a provider the caller
+//!   cannot reach is refused as not configured (proxy mode) or not
+//!   connected (full deployment): [`Reach`].
 
 use std::sync::Arc;
 
 use super::direct::DirectProvider;
 use super::primary::credentials::per_user::{PrimaryAuth, UserTokens, NOT_CONNECTED};
-use super::registry::Registry;
+use super::registry::{Reach, Registry};
+use super::user_direct::{Providers, UserDirect};
 use crate::auth::Caller;
 use crate::error::GatewayError;
+use crate::store::ids::UserId;
 use crate::store::Store;
 
 /// Every source of provider credentials of this deployment.
@@ -32,6 +32,10 @@ pub struct Accounts {
     store: Option<Store>,
     /// The direct providers configured by the environment (proxy mode).
     env: Registry,
+    /// The same, preferred first, as every proxy-mode request sees them.
+    env_list: Providers,
+    /// Full deployment: each user's connected direct accounts.
+    user_direct: UserDirect,
 }
 
 impl Accounts {
@@ -40,13 +44,23 @@ impl Accounts {
         user_tokens: UserTokens,
         store: Option<Store>,
         env: Registry,
+        user_direct: UserDirect,
     ) -> Self {
+        let env_list = Arc::new(env.configured().cloned().collect());
         Accounts {
             shared_primary,
             user_tokens,
             store,
             env,
+            env_list,
+            user_direct,
         }
+    }
+
+    fn store(&self) -> Result<&Store, GatewayError> {
+        self.store
+            .as_ref()
+            .ok_or_else(|| GatewayError::Config("this deployment has no store (proxy mode)".into()))
     }
 
     /// The `primary` token source of `caller`: 403 `forbidden` with
@@ -55,10 +69,11 @@ impl Accounts {
         match caller {
             Caller::Proxy => Ok(self.shared_primary.clone()),
             Caller::User(owner) => {
-                let store = self.store.as_ref().ok_or_else(|| {
-                    GatewayError::Config("this deployment has no store (proxy mode)".into())
-                })?;
-                match self.user_tokens.source(store, owner.user_id).await? {
+                match self
+                    .user_tokens
+                    .source(self.store()?, owner.user_id)
+                    .await?
+                {
                     Some(source) => Ok(PrimaryAuth::User(source)),
                     None => Err(GatewayError::Forbidden(NOT_CONNECTED.into())),
                 }
@@ -66,12 +81,45 @@ impl Accounts {
         }
     }
 
-    /// The direct providers `caller` can use, in priority order.
-    pub fn direct(&self, caller: &Caller) -> Vec<Arc<DirectProvider>> {
+    /// The direct providers `caller` can use, preferred first (several
+    /// of one provider when the user connected several accounts).
+    pub async fn direct(&self, caller: &Caller) -> Result<Providers, GatewayError> {
         match caller {
-            Caller::Proxy => self.env.configured().cloned().collect(),
-            Caller::User(_) => Vec::new(),
+            Caller::Proxy => Ok(self.env_list.clone()),
+            Caller::User(owner) => {
+                self.user_direct
+                    .providers(self.store()?, owner.user_id)
+                    .await
+            }
         }
+    }
+
+    /// How a provider `caller` cannot use is refused.
+    pub fn reach(&self, caller: &Caller) -> Reach {
+        match caller {
+            Caller::Proxy => Reach::Environment,
+            Caller::User(_) => Reach::Connected,
+        }
+    }
+
+    /// Forget the cached direct providers of `user` (their accounts or
+    /// order changed).
+    pub async fn invalidate_user(&self, user: UserId) {
+        self.user_direct.invalidate(user).await;
+    }
+
+    /// Forget every user's cached direct providers (notifications may have
+    /// been missed).
+    pub fn invalidate_all_users(&self) {
+        self.user_direct.invalidate_all();
+    }
+
+    /// The first direct provider of `id` among `providers`.
+    pub fn first_of(
+        providers: &[Arc<DirectProvider>],
+        id: super::id::ProviderId,
+    ) -> Option<&Arc<DirectProvider>> {
+        providers.iter().find(|p| p.id == id)
     }
 
     /// The environment's direct providers (proxy mode).

@@ -3,7 +3,9 @@
 use translate::ClientFormat;
 
 /// One of the registry's providers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+#[serde(rename_all = "snake_case")]
 pub enum ProviderId {
     Primary,
     MessagesVendor,

@@ -11,8 +11,9 @@
 //!
 //! Around them: the provider ids and their formats ([`id`]), the pure
 //! selection rules ([`select`]), the environment's providers and the choice
-//! of a provider for a request ([`registry`]), and the accounts a caller may
-//! use ([`accounts`]).
+//! of a provider for a request ([`registry`]), the accounts a caller may
+//! use ([`accounts`]), and each user's connected accounts as providers
+//! ([`user_direct`]).
 //!
 //! The interface every provider offers the pipeline: `serve(&Turn, account,
 //! ChatCall) -> Answer`. A provider takes the request's context ([`Turn`]:
@@ -27,6 +28,7 @@ pub mod id;
 pub mod primary;
 pub mod registry;
 pub mod select;
+pub mod user_direct;
 
 use axum::response::Response;
 use bytes::Bytes;

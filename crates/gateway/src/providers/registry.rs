@@ -186,7 +186,33 @@ impl Registry {
         name: &str,
     ) -> Result<Route, GatewayError> {
         let available: Vec<Arc<DirectProvider>> = self.configured().cloned().collect();
-        choose(upstream, ttl, name, &available).await
+        choose(upstream, ttl, name, &available, Reach::Environment).await
+    }
+}
+
+/// How a request that names a provider the caller cannot reach is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reach {
+    /// Proxy mode: the environment did not configure it (400 `invalid_model`).
+    Environment,
+    /// Full deployment: the user has not connected it (403
+    /// `provider_not_connected`).
+    Connected,
+}
+
+impl Reach {
+    fn refuse(self, name: &str, provider: ProviderId) -> GatewayError {
+        match self {
+            Reach::Environment => GatewayError::InvalidModel(format!(
+                "model '{name}' names provider '{provider}', which is not configured: {}",
+                provider.how_to_configure()
+            )),
+            Reach::Connected => GatewayError::ProviderNotConnected(format!(
+                "model '{name}' names provider '{provider}', which you have not connected: \
+                 connect an account in the web console (Providers), or with \
+                 POST /_ui/api/providers/{provider}/accounts"
+            )),
+        }
     }
 }
 
@@ -203,6 +229,7 @@ pub async fn choose(
     ttl: Duration,
     name: &str,
     available: &[Arc<DirectProvider>],
+    reach: Reach,
 ) -> Result<Route, GatewayError> {
     match select::parse_model(name) {
         Requested::Explicit { provider, model } => {
@@ -212,10 +239,7 @@ pub async fn choose(
                 )));
             }
             if provider != ProviderId::Primary && !available.iter().any(|p| p.id == provider) {
-                return Err(GatewayError::InvalidModel(format!(
-                    "model '{name}' names provider '{provider}', which is not configured: {}",
-                    provider.how_to_configure()
-                )));
+                return Err(reach.refuse(name, provider));
             }
             Ok(Route {
                 provider,

@@ -292,7 +292,7 @@ impl<'a> ProviderAccounts<'a> {
             tx.announce(&accounts_payload(user)).await?;
             Ok(done)
         }));
-        Ok((done == 1).then(|| ProviderAccount {
+        Ok((done == 1).then_some(ProviderAccount {
             last_error: None,
             ..account
         }))

@@ -15,6 +15,7 @@
 //! | [`domains`] | `/domains`, `/domains/{domain}` (Admin) |
 //! | [`keys`] | `/keys`, `/keys/{id}` (own API keys) |
 //! | [`upstream`] | `/upstream/status`, `/upstream/setup`, `/upstream/poll`, `/upstream/token` (own upstream credentials) |
+//! | [`providers`] | `/providers/registry`, `/providers/status`, `/providers/priority`, `/providers/{provider}`, `/providers/{provider}/connect`, `/providers/{provider}/accounts[/{id}]` (own provider accounts) |
 //! | [`usage`] | `/usage` (own), `/admin/usage`, `/admin/usage/users` (Admin) |
 //!
 //! SSO (`/auth/google*`) and configuration (`/config*`) routes are merged in
@@ -32,6 +33,7 @@ pub(crate) mod extract;
 pub(crate) mod json;
 pub(crate) mod keys;
 pub(crate) mod login;
+pub(crate) mod providers;
 pub(crate) mod reply;
 pub(crate) mod session;
 pub(crate) mod signin;
@@ -46,7 +48,7 @@ pub(crate) mod users;
 
 use axum::http::Uri;
 use axum::middleware::from_fn_with_state;
-use axum::routing::{delete, get, post, put};
+use axum::routing::{delete, get, patch, post, put};
 use axum::Router;
 
 use crate::error::GatewayError;
@@ -81,6 +83,22 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
         .route("/upstream/setup", post(upstream::setup))
         .route("/upstream/poll", post(upstream::poll))
         .route("/upstream/token", delete(upstream::delete_token))
+        .route("/providers/registry", get(providers::registry))
+        .route("/providers/status", get(providers::status))
+        .route(
+            "/providers/priority",
+            get(providers::get_order).post(providers::set_order),
+        )
+        .route("/providers/{provider}", delete(providers::remove))
+        .route("/providers/{provider}/connect", get(providers::connect))
+        .route(
+            "/providers/{provider}/accounts",
+            get(providers::accounts).post(providers::add_account),
+        )
+        .route(
+            "/providers/{provider}/accounts/{id}",
+            patch(providers::update_account),
+        )
         .route("/usage", get(usage::own))
         .route("/admin/usage", get(usage::global))
         .route("/admin/usage/users", get(usage::per_user))

@@ -16,11 +16,12 @@ use std::path::PathBuf;
 use ts_rs::{Config, TS};
 
 use super::{
-    account, config, domains, keys, login, reply, status, two_factor, upstream, usage, users,
+    account, config, domains, keys, login, providers, reply, status, two_factor, upstream, usage,
+    users,
 };
 use crate::config::Reload;
 use crate::error::{ErrorBody, ErrorDetail};
-use crate::store::ids::{ApiKeyId, LoginToken, UserId};
+use crate::store::ids::{ApiKeyId, LoginToken, ProviderAccountId, UserId};
 use crate::store::usage::GroupBy;
 use crate::store::users::{AuthMethod, Role};
 
@@ -80,6 +81,24 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<upstream::PollBody>(cfg),
         declare::<upstream::PollStatus>(cfg),
         declare::<upstream::PollAnswer>(cfg),
+        // Providers and accounts
+        declare::<crate::providers::id::ProviderId>(cfg),
+        declare::<ProviderAccountId>(cfg),
+        declare::<providers::AuthKind>(cfg),
+        declare::<providers::RegistryProvider>(cfg),
+        declare::<providers::ProviderRegistry>(cfg),
+        declare::<providers::ProviderState>(cfg),
+        declare::<providers::ProviderStatusList>(cfg),
+        declare::<providers::ConnectField>(cfg),
+        declare::<providers::ConnectInfo>(cfg),
+        declare::<providers::AccountStatus>(cfg),
+        declare::<providers::AccountSource>(cfg),
+        declare::<providers::AccountView>(cfg),
+        declare::<providers::AccountList>(cfg),
+        declare::<providers::NewAccountBody>(cfg),
+        declare::<providers::AccountPatchBody>(cfg),
+        declare::<providers::Removed>(cfg),
+        declare::<providers::ProviderOrder>(cfg),
         // Usage
         declare::<GroupBy>(cfg),
         declare::<usage::UsageFigures>(cfg),

@@ -6,6 +6,7 @@
 pub mod client;
 pub mod http;
 pub mod reader;
+pub mod ssrf;
 
 use std::time::Duration;
 

@@ -121,6 +121,12 @@ impl DirectProvider {
         self.id.native_format()
     }
 
+    /// The API base (empty for the assistant vendor, whose base comes with
+    /// each token).
+    pub fn base(&self) -> &str {
+        &self.base
+    }
+
     /// The URL of `endpoint` under `base`.
     pub fn url(&self, base: &str, endpoint: Endpoint) -> String {
         let path = match (self.format(), endpoint) {

@@ -60,9 +60,15 @@ async fn serve(
     let chat = translate::anthropic::into_chat_request(checked)?;
 
     let upstream = app.upstream(rt);
-    let available = app.accounts().direct(caller);
-    let route =
-        registry::choose(&upstream, rt.model_cache_refresh, &chat.model, &available).await?;
+    let available = app.accounts().direct(caller).await?;
+    let route = registry::choose(
+        &upstream,
+        rt.model_cache_refresh,
+        &chat.model,
+        &available,
+        app.accounts().reach(caller),
+    )
+    .await?;
     if route.provider == ProviderId::MessagesVendor {
         if let Some(provider) = available
             .iter()

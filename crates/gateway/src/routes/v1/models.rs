@@ -90,7 +90,24 @@ async fn collect(app: &AppState, rt: &RuntimeConfig, caller: &Caller) -> Vec<Lis
         })
         .collect();
     let upstream = app.upstream(rt);
-    let available = app.accounts().direct(caller);
+    let available = match app.accounts().direct(caller).await {
+        Ok(all) => all,
+        Err(e) => {
+            tracing::warn!("the caller's providers could not be read: {e}");
+            return out;
+        }
+    };
+    // One listing per provider: the preferred account's.
+    let mut seen = Vec::new();
+    let available: Vec<_> = available
+        .iter()
+        .filter(|p| {
+            let first = !seen.contains(&p.id);
+            seen.push(p.id);
+            first
+        })
+        .cloned()
+        .collect();
     let lists = futures::future::join_all(
         available
             .iter()

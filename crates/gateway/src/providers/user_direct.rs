@@ -1,0 +1,216 @@
+//! Full deployment's direct providers of each user (spec 2.5, 4.4.3;
+//! interfaces-full.md 2): the user's connected accounts, in their provider
+//! order and then each account's priority, as [`DirectProvider`]s. Built
+//! from the store on first use and cached per user for five minutes (spec
+//! 2.5); dropped at once when the user's accounts change, on this replica by
+//! the call that changed them and on the others by the store's
+//! `accounts:<user id>` announcement.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use moka::future::Cache;
+
+use super::direct::{Auth, DirectProvider};
+use super::id::ProviderId;
+use super::select;
+use crate::config::Config;
+use crate::error::GatewayError;
+use crate::store::ids::UserId;
+use crate::store::provider_accounts::UsableAccount;
+use crate::store::Store;
+
+/// How long a user's provider list is kept.
+const TTL: Duration = Duration::from_secs(300);
+/// Users whose lists are kept at once.
+const CAPACITY: u64 = 10_000;
+
+/// One user's direct providers, preferred first.
+pub type Providers = Arc<Vec<Arc<DirectProvider>>>;
+
+/// The API bases an account without its own uses.
+#[derive(Debug, Clone)]
+struct Bases {
+    messages_vendor: String,
+    completions_vendor: String,
+}
+
+/// The per-user provider lists.
+#[derive(Debug)]
+pub struct UserDirect {
+    cache: Cache<UserId, Providers>,
+    bases: Bases,
+}
+
+impl UserDirect {
+    pub fn new(config: &Config) -> Self {
+        UserDirect {
+            cache: Cache::builder()
+                .max_capacity(CAPACITY)
+                .time_to_live(TTL)
+                .build(),
+            bases: Bases {
+                messages_vendor: config.upstream.messages_vendor_base_url.clone(),
+                completions_vendor: config.upstream.completions_vendor_base_url.clone(),
+            },
+        }
+    }
+
+    /// The direct providers `user` can use now, preferred first.
+    pub async fn providers(&self, store: &Store, user: UserId) -> Result<Providers, GatewayError> {
+        if let Some(found) = self.cache.get(&user).await {
+            return Ok(found);
+        }
+        let accounts = store.provider_accounts();
+        let usable = accounts.usable(user).await?;
+        let order = accounts.order(user).await?;
+        let built: Providers = Arc::new(build(&self.bases, usable, &order));
+        self.cache.insert(user, built.clone()).await;
+        Ok(built)
+    }
+
+    /// Forget every user's list.
+    pub fn invalidate_all(&self) {
+        self.cache.invalidate_all();
+    }
+
+    /// Forget the list of `user` (their accounts or order changed).
+    pub async fn invalidate(&self, user: UserId) {
+        self.cache.invalidate(&user).await;
+    }
+}
+
+/// The providers of `accounts` (already by priority) in the order of
+/// `order` (provider ids; the ones not named after, in the registry's
+/// default order). Accounts this build cannot call yet are left out.
+fn build(
+    bases: &Bases,
+    accounts: Vec<UsableAccount>,
+    order: &[String],
+) -> Vec<Arc<DirectProvider>> {
+    let rank = |id: ProviderId| -> (usize, u32) {
+        let named = order.iter().position(|o| o == id.as_str());
+        (named.unwrap_or(usize::MAX), select::default_priority(id))
+    };
+    let mut providers: Vec<(usize, Arc<DirectProvider>)> = accounts
+        .into_iter()
+        .enumerate()
+        .filter_map(|(at, usable)| provider_of(bases, usable).map(|p| (at, Arc::new(p))))
+        .collect();
+    // Stable: accounts of one provider keep their priority order.
+    providers.sort_by_key(|(at, p)| (rank(p.id), *at));
+    providers.into_iter().map(|(_, p)| p).collect()
+}
+
+/// The provider one account reaches, if this build can call it.
+fn provider_of(bases: &Bases, usable: UsableAccount) -> Option<DirectProvider> {
+    let UsableAccount {
+        account,
+        access_token,
+    } = usable;
+    let id = ProviderId::parse(&account.provider)?;
+    let (base, auth) = match (id, account.auth_kind.as_str()) {
+        (ProviderId::CompletionsVendor, "api_key") => (
+            account
+                .base_url
+                .unwrap_or_else(|| bases.completions_vendor.clone()),
+            Auth::Bearer(Some(access_token)),
+        ),
+        (ProviderId::Custom, "api_key") => (account.base_url?, Auth::Bearer(Some(access_token))),
+        (ProviderId::MessagesVendor, "api_key") => (
+            account
+                .base_url
+                .unwrap_or_else(|| bases.messages_vendor.clone()),
+            Auth::ApiKey(access_token),
+        ),
+        _ => {
+            tracing::debug!(
+                account_id = %account.id,
+                provider = %account.provider,
+                auth_kind = %account.auth_kind,
+                "account kind not callable yet; skipped"
+            );
+            return None;
+        }
+    };
+    Some(DirectProvider::new(id, base, auth))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Secret;
+    use crate::store::ids::ProviderAccountId;
+    use crate::store::provider_accounts::ProviderAccount;
+
+    fn usable(provider: &str, base_url: Option<&str>) -> UsableAccount {
+        UsableAccount {
+            account: ProviderAccount {
+                id: ProviderAccountId::new(),
+                user_id: UserId::new(),
+                provider: provider.to_owned(),
+                label: String::new(),
+                auth_kind: "api_key".to_owned(),
+                expires_at: None,
+                base_url: base_url.map(str::to_owned),
+                priority: 100,
+                pool: false,
+                enabled: true,
+                last_error: None,
+                last_used_at: None,
+                created_at: 0,
+                updated_at: 0,
+            },
+            access_token: Secret::new("k"),
+        }
+    }
+
+    fn bases() -> Bases {
+        Bases {
+            messages_vendor: "https://m.example".into(),
+            completions_vendor: "https://c.example/v1".into(),
+        }
+    }
+
+    #[test]
+    fn the_users_order_comes_first_then_the_registry_order() {
+        let accounts = || {
+            vec![
+                usable("custom", Some("https://a.example/v1")),
+                usable("completions_vendor", None),
+                usable("custom", Some("https://b.example/v1")),
+                usable("messages_vendor", None),
+            ]
+        };
+        let ids = |ps: &[Arc<DirectProvider>]| ps.iter().map(|p| p.id).collect::<Vec<_>>();
+        let default = build(&bases(), accounts(), &[]);
+        assert_eq!(
+            ids(&default),
+            [
+                ProviderId::MessagesVendor,
+                ProviderId::CompletionsVendor,
+                ProviderId::Custom,
+                ProviderId::Custom
+            ]
+        );
+        let ordered = build(&bases(), accounts(), &["custom".into()]);
+        assert_eq!(ordered[0].id, ProviderId::Custom);
+        assert_eq!(ordered[1].id, ProviderId::Custom);
+        // Within a provider, the accounts keep their priority order.
+        assert_eq!(ordered[0].base(), "https://a.example/v1");
+        assert_eq!(ordered[1].base(), "https://b.example/v1");
+        assert_eq!(ordered[2].id, ProviderId::MessagesVendor);
+    }
+
+    #[test]
+    fn a_custom_account_without_a_base_and_unknown_kinds_are_left_out() {
+        let mut oauth = usable("assistant_vendor", None);
+        oauth.account.auth_kind = "oauth_code_host".into();
+        let built = build(
+            &bases(),
+            vec![usable("custom", None), oauth, usable("nope", None)],
+            &[],
+        );
+        assert!(built.is_empty());
+    }
+}

@@ -1,0 +1,222 @@
+//! Full deployment reaches the direct providers through each user's own
+//! accounts (spec 2.5, 4.4.3; interfaces-full.md 2), against the simulator,
+//! on SQLite and PostgreSQL: a provider not connected is 403
+//! `provider_not_connected`; a refused key or an internal base URL is not
+//! stored; a connected account serves the user's next request with the
+//! user's key; another user sees none of it; disconnecting stops it.
+
+use serde_json::{json, Value};
+use upstream_sim::Vendor;
+
+use crate::common::{admin_env, client, start_sim, FullEnv, TestDb, UiClient};
+use crate::relay_support::vendor_chats;
+
+/// A `/v1` key of the user signed in on `ui`.
+async fn v1_key(ui: &UiClient) -> String {
+    let created: Value = ui
+        .post("/_ui/api/keys", json!({"label": "test"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    created["key"].as_str().unwrap().to_owned()
+}
+
+async fn chat(env: &FullEnv, key: &str, model: &str) -> reqwest::Response {
+    client()
+        .post(env.url("/v1/chat/completions"))
+        .bearer_auth(key)
+        .json(&json!({"model": model, "messages": [{"role": "user", "content": "hi"}]}))
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn error_type(resp: reqwest::Response) -> (u16, String, String) {
+    let status = resp.status().as_u16();
+    let body: Value = resp.json().await.unwrap();
+    (
+        status,
+        body["error"]["type"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+        body["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned(),
+    )
+}
+
+async fn users_connect_their_own_providers(db: TestDb) {
+    let sim = start_sim().await;
+    let completions_base = format!("{}/v1", sim.completions_vendor_url());
+    let mut extra = admin_env();
+    extra.push(("COMPLETIONS_VENDOR_BASE_URL", completions_base.as_str()));
+    let env = FullEnv::start(db, &extra).await;
+    let admin = env.admin().await;
+    let alice = env.new_user(&admin, "alice@example.com", "User").await;
+    let bob = env.new_user(&admin, "bob@example.com", "User").await;
+    let alice_key = v1_key(&alice.client).await;
+    let bob_key = v1_key(&bob.client).await;
+
+    // Nothing connected: the registry lists all five, none connected.
+    let status: Value = alice
+        .client
+        .get("/_ui/api/providers/status")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(status["providers"].as_array().unwrap().len(), 5);
+    assert!(status["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|p| p["connected"] == false));
+    let (status, kind, message) = error_type(chat(&env, &alice_key, "custom/llama3").await).await;
+    assert_eq!((status, kind.as_str()), (403, "provider_not_connected"));
+    assert!(
+        message.contains("/_ui/api/providers/custom/accounts"),
+        "{message}"
+    );
+
+    // A base URL on this machine is internal: refused until the admin
+    // allows private networks (a hot setting).
+    sim.add_vendor_api_key(Vendor::Custom, "sk-alice-custom");
+    let account =
+        json!({"api_key": "sk-alice-custom", "base_url": sim.custom_url(), "label": "lab"});
+    let resp = alice
+        .client
+        .post("/_ui/api/providers/custom/accounts", account.clone())
+        .await;
+    let (status, kind, message) = error_type(resp).await;
+    assert_eq!((status, kind.as_str()), (400, "validation_error"));
+    assert!(message.contains("internal address"), "{message}");
+    let resp = admin
+        .put(
+            "/_ui/api/config",
+            json!({"custom_allow_private_networks": true}),
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+
+    // A key the provider refuses is not stored.
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/custom/accounts",
+            json!({"api_key": "sk-wrong", "base_url": sim.custom_url()}),
+        )
+        .await;
+    let (status, kind, _) = error_type(resp).await;
+    assert_eq!((status, kind.as_str()), (400, "validation_error"));
+    // custom needs its base URL.
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/custom/accounts",
+            json!({"api_key": "sk-alice-custom"}),
+        )
+        .await;
+    assert_eq!(resp.status(), 400);
+
+    let resp = alice
+        .client
+        .post("/_ui/api/providers/custom/accounts", account)
+        .await;
+    assert_eq!(resp.status(), 201);
+    let created: Value = resp.json().await.unwrap();
+    assert_eq!(created["provider"], "custom");
+    assert_eq!(created["label"], "lab");
+    assert_eq!(created["status"], "active");
+    assert_eq!(created["source"], "user");
+    assert!(!created.to_string().contains("sk-alice-custom"));
+    let account_id = created["id"].as_str().unwrap().to_owned();
+
+    // Alice's next request goes to her server with her key; Bob still has none.
+    let resp = chat(&env, &alice_key, "custom/llama3").await;
+    assert_eq!(resp.status(), 200);
+    let sent = vendor_chats(&sim, Vendor::Custom).pop().unwrap();
+    assert_eq!(sent.header("authorization"), Some("Bearer sk-alice-custom"));
+    let (status, kind, _) = error_type(chat(&env, &bob_key, "custom/llama3").await).await;
+    assert_eq!((status, kind.as_str()), (403, "provider_not_connected"));
+    let listed: Value = bob
+        .client
+        .get("/_ui/api/providers/custom/accounts")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["accounts"], json!([]));
+    let resp = bob
+        .client
+        .delete(&format!(
+            "/_ui/api/providers/custom?account_id={account_id}"
+        ))
+        .await;
+    assert_eq!(resp.status(), 404);
+
+    // A second provider: a bare model of its family goes to it.
+    sim.add_vendor_api_key(Vendor::Completions, "sk-alice-openai");
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/completions_vendor/accounts",
+            json!({"api_key": "sk-alice-openai"}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
+    let resp = chat(&env, &alice_key, "gpt-4o").await;
+    assert_eq!(resp.status(), 200);
+    let sent = vendor_chats(&sim, Vendor::Completions).pop().unwrap();
+    assert_eq!(sent.header("authorization"), Some("Bearer sk-alice-openai"));
+
+    // Renaming and reprioritising; the order of providers.
+    let resp = alice
+        .client
+        .http
+        .patch(env.url(&format!("/_ui/api/providers/custom/accounts/{account_id}")))
+        .header("x-csrf-token", alice.client.csrf().unwrap())
+        .json(&json!({"label": "renamed", "priority": 5}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let patched: Value = resp.json().await.unwrap();
+    assert_eq!(
+        (patched["label"].as_str(), patched["priority"].as_i64()),
+        (Some("renamed"), Some(5))
+    );
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/priority",
+            json!({"order": ["custom", "nope"]}),
+        )
+        .await;
+    assert_eq!(resp.status(), 400);
+    let order: Value = alice
+        .client
+        .post("/_ui/api/providers/priority", json!({"order": ["custom"]}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(order["order"][0], "custom");
+    assert_eq!(order["order"].as_array().unwrap().len(), 5);
+
+    // Disconnecting stops it at once.
+    let removed: Value = alice
+        .client
+        .delete("/_ui/api/providers/custom")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(removed, json!({"ok": true, "removed": 1}));
+    let (status, kind, _) = error_type(chat(&env, &alice_key, "custom/llama3").await).await;
+    assert_eq!((status, kind.as_str()), (403, "provider_not_connected"));
+}
+
+crate::both_stores!(users_connect_their_own_providers);
