@@ -53,6 +53,9 @@ pub enum GatewayError {
     /// message says how to connect one (403 `provider_not_connected`).
     #[error("{0}")]
     ProviderNotConnected(String),
+    /// An administrator switched the provider off (403 `provider_disabled`).
+    #[error("{0}")]
+    ProviderDisabled(String),
     /// 409 `conflict`: the request clashes with the current state (an email
     /// already taken, the last admin, 2FA already enabled).
     #[error("{0}")]
@@ -136,9 +139,9 @@ impl GatewayError {
             GatewayError::Validation(_) => StatusCode::BAD_REQUEST,
             GatewayError::InvalidModel(_) => StatusCode::BAD_REQUEST,
             GatewayError::Auth(_) => StatusCode::UNAUTHORIZED,
-            GatewayError::Forbidden(_) | GatewayError::ProviderNotConnected(_) => {
-                StatusCode::FORBIDDEN
-            }
+            GatewayError::Forbidden(_)
+            | GatewayError::ProviderNotConnected(_)
+            | GatewayError::ProviderDisabled(_) => StatusCode::FORBIDDEN,
             GatewayError::Conflict(_) => StatusCode::CONFLICT,
             GatewayError::AccountLocked { .. } => StatusCode::LOCKED,
             GatewayError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -160,6 +163,7 @@ impl GatewayError {
             GatewayError::Auth(_) => "auth_error",
             GatewayError::Forbidden(_) => "forbidden",
             GatewayError::ProviderNotConnected(_) => "provider_not_connected",
+            GatewayError::ProviderDisabled(_) => "provider_disabled",
             GatewayError::Conflict(_) => "conflict",
             GatewayError::AccountLocked { .. } => "account_locked",
             GatewayError::NotFound(_) => "not_found",
@@ -320,6 +324,11 @@ mod tests {
                 GatewayError::ProviderNotConnected("c".into()),
                 403,
                 "provider_not_connected",
+            ),
+            (
+                GatewayError::ProviderDisabled("d".into()),
+                403,
+                "provider_disabled",
             ),
             (GatewayError::Conflict("c".into()), 409, "conflict"),
             (

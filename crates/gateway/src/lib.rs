@@ -148,8 +148,14 @@ pub async fn serve(
         models,
         store,
     });
-    if state.store_opt().is_some() {
+    if let Some(store) = state.store_opt() {
         ui_api::bootstrap::prepare(&state).await?;
+        state
+            .accounts()
+            .switches()
+            .reload(store)
+            .await
+            .context("reading the provider switches")?;
         tasks.push(ui_api::bootstrap::spawn_cleanup(
             state.clone(),
             background.clone(),

@@ -242,6 +242,22 @@ export type Removed = { ok: true, removed: number, };
 export type ProviderOrder = { order: Array<ProviderId>, };
 
 /**
+ * One provider's switch (`GET /_ui/api/admin/providers`, `PATCH
+ * /_ui/api/admin/providers/{provider_id}`).
+ */
+export type AdminProviderSwitch = { id: ProviderId, enabled: boolean, };
+
+/**
+ * `GET /_ui/api/admin/providers`.
+ */
+export type AdminProviderList = { providers: Array<AdminProviderSwitch>, };
+
+/**
+ * `PATCH /_ui/api/admin/providers/{provider_id}`.
+ */
+export type AdminProviderSwitchBody = { enabled: boolean, };
+
+/**
  * What rows are grouped by.
  */
 export type GroupBy = "day" | "model" | "provider";

@@ -10,6 +10,9 @@
 
 export type {
   AddedDomain,
+  AdminProviderList,
+  AdminProviderSwitch,
+  AdminProviderSwitchBody,
   Account,
   AccountList,
   AccountStatus,
@@ -122,14 +125,7 @@ export interface AssistantStatus {
   base_url: string | null;
 }
 
-export interface AdminProviderSwitch {
-  id: ProviderId;
-  enabled: boolean;
-}
 
-export interface AdminProviderList {
-  providers: AdminProviderSwitch[];
-}
 
 export interface CallableModel {
   id: string;

@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::state::AppState;
 use crate::store::ids::UserId;
+use crate::store::provider_switches::SWITCHES_PAYLOAD;
 use crate::store::upstream_credentials::INVALIDATE_CHANNEL;
 use crate::store::Pool;
 
@@ -58,6 +59,12 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
         if let Ok(user) = user.parse::<UserId>() {
             app.user_tokens().invalidate(user).await;
             tracing::debug!(user_id = %user, "upstream credentials changed elsewhere");
+        }
+    } else if payload == SWITCHES_PAYLOAD {
+        if let Some(store) = app.store_opt() {
+            if let Err(e) = app.accounts().switches().reload(store).await {
+                tracing::warn!("the provider switches could not be reloaded: {e}");
+            }
         }
     } else if let Some(user) = payload.strip_prefix("accounts:") {
         if let Ok(user) = user.parse::<UserId>() {

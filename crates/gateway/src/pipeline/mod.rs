@@ -89,6 +89,7 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
         &request.model,
         &direct_accounts,
         accounts.reach(&turn.caller),
+        &accounts.switches().disabled(),
     )
     .await?;
     let mut call = ChatCall {

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use super::direct::DirectProvider;
 use super::primary::credentials::per_user::{PrimaryAuth, UserTokens, NOT_CONNECTED};
 use super::registry::{Reach, Registry};
+use super::switches::Switches;
 use super::user_direct::{Providers, UserDirect};
 use crate::auth::Caller;
 use crate::error::GatewayError;
@@ -36,6 +37,8 @@ pub struct Accounts {
     env_list: Providers,
     /// Full deployment: each user's connected direct accounts.
     user_direct: UserDirect,
+    /// The providers an administrator switched off (full deployment).
+    switches: Switches,
 }
 
 impl Accounts {
@@ -54,6 +57,7 @@ impl Accounts {
             env,
             env_list,
             user_direct,
+            switches: Switches::default(),
         }
     }
 
@@ -92,6 +96,11 @@ impl Accounts {
                     .await
             }
         }
+    }
+
+    /// The administrator's provider switches.
+    pub fn switches(&self) -> &Switches {
+        &self.switches
     }
 
     /// How a provider `caller` cannot use is refused.

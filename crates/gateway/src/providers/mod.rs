@@ -28,6 +28,7 @@ pub mod id;
 pub mod primary;
 pub mod registry;
 pub mod select;
+pub mod switches;
 pub mod user_direct;
 
 use axum::response::Response;

@@ -186,7 +186,7 @@ impl Registry {
         name: &str,
     ) -> Result<Route, GatewayError> {
         let available: Vec<Arc<DirectProvider>> = self.configured().cloned().collect();
-        choose(upstream, ttl, name, &available, Reach::Environment).await
+        choose(upstream, ttl, name, &available, Reach::Environment, &[]).await
     }
 }
 
@@ -230,12 +230,18 @@ pub async fn choose(
     name: &str,
     available: &[Arc<DirectProvider>],
     reach: Reach,
+    disabled: &[ProviderId],
 ) -> Result<Route, GatewayError> {
     match select::parse_model(name) {
         Requested::Explicit { provider, model } => {
             if model.trim().is_empty() {
                 return Err(GatewayError::InvalidModel(format!(
                     "model '{name}' names provider '{provider}' but no model after the '/'"
+                )));
+            }
+            if disabled.contains(&provider) {
+                return Err(GatewayError::ProviderDisabled(format!(
+                    "model '{name}' names provider '{provider}', which an administrator disabled"
                 )));
             }
             if provider != ProviderId::Primary && !available.iter().any(|p| p.id == provider) {
@@ -249,7 +255,7 @@ pub async fn choose(
         }
         Requested::Bare(model) => {
             let family = select::native_family(model);
-            for p in available {
+            for p in available.iter().filter(|p| !disabled.contains(&p.id)) {
                 let takes = if select::serves_by_listing(p.id) {
                     models::list(upstream, ttl, p)
                         .await

@@ -30,6 +30,7 @@ pub mod login_failures;
 pub mod meta;
 pub mod pending_logins;
 pub mod provider_accounts;
+pub mod provider_switches;
 pub mod recovery_codes;
 pub mod sessions;
 pub mod upstream_credentials;
@@ -289,6 +290,10 @@ impl Store {
 
     pub fn provider_accounts(&self) -> provider_accounts::ProviderAccounts<'_> {
         provider_accounts::ProviderAccounts::new(self)
+    }
+
+    pub fn provider_switches(&self) -> provider_switches::ProviderSwitches<'_> {
+        provider_switches::ProviderSwitches::new(self)
     }
 
     pub fn upstream_credentials(&self) -> upstream_credentials::UpstreamCredentialStore<'_> {

@@ -99,6 +99,8 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
             "/providers/{provider}/accounts/{id}",
             patch(providers::update_account),
         )
+        .route("/admin/providers", get(providers::switches))
+        .route("/admin/providers/{provider}", patch(providers::set_switch))
         .route("/usage", get(usage::own))
         .route("/admin/usage", get(usage::global))
         .route("/admin/usage/users", get(usage::per_user))

@@ -32,7 +32,7 @@ use axum::http::StatusCode;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use super::extract::SessionUser;
+use super::extract::{Admin, SessionUser};
 use super::json::UiJson;
 use crate::config::Secret;
 use crate::error::GatewayError;
@@ -391,7 +391,11 @@ async fn try_key(
 }
 
 /// `GET /_ui/api/providers/registry`.
-pub(crate) async fn registry(_who: SessionUser) -> Json<ProviderRegistry> {
+pub(crate) async fn registry(
+    State(app): State<AppState>,
+    _who: SessionUser,
+) -> Json<ProviderRegistry> {
+    let switches = app.accounts().switches();
     Json(ProviderRegistry {
         providers: ProviderId::ALL
             .into_iter()
@@ -399,7 +403,7 @@ pub(crate) async fn registry(_who: SessionUser) -> Json<ProviderRegistry> {
                 id,
                 display_name: display_name(id),
                 auth_kinds: auth_kinds(id),
-                enabled: true,
+                enabled: !switches.is_disabled(id),
                 multi_account: id != ProviderId::Primary,
             })
             .collect(),
@@ -432,7 +436,7 @@ pub(crate) async fn status(
             };
             ProviderState {
                 id,
-                enabled: true,
+                enabled: !app.accounts().switches().is_disabled(id),
                 connected: count > 0,
                 accounts: count,
                 pool_available: false,
@@ -512,6 +516,7 @@ pub(crate) async fn add_account(
     UiJson(body): UiJson<NewAccountBody>,
 ) -> Result<(StatusCode, Json<AccountView>), GatewayError> {
     let id = key_provider(&raw)?;
+    app.accounts().switches().check(id)?;
     let label = valid_label(body.label.as_deref())?;
     let priority = valid_priority(body.priority)?.unwrap_or(DEFAULT_PRIORITY);
     let key = valid_key(&body.api_key)?;
@@ -675,5 +680,72 @@ pub(crate) async fn set_order(
     app.accounts().invalidate_user(who.user.id).await;
     Ok(Json(ProviderOrder {
         order: order_of(&app, who.user.id).await?,
+    }))
+}
+
+/// One provider's switch (`GET /_ui/api/admin/providers`, `PATCH
+/// /_ui/api/admin/providers/{provider_id}`).
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AdminProviderSwitch"))]
+pub(crate) struct ProviderSwitch {
+    id: ProviderId,
+    enabled: bool,
+}
+
+/// `GET /_ui/api/admin/providers`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AdminProviderList"))]
+pub(crate) struct ProviderSwitchList {
+    providers: Vec<ProviderSwitch>,
+}
+
+/// `PATCH /_ui/api/admin/providers/{provider_id}`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "AdminProviderSwitchBody"))]
+pub(crate) struct SwitchBody {
+    enabled: bool,
+}
+
+/// `GET /_ui/api/admin/providers`.
+pub(crate) async fn switches(
+    State(app): State<AppState>,
+    _admin: Admin,
+) -> Json<ProviderSwitchList> {
+    let switches = app.accounts().switches();
+    Json(ProviderSwitchList {
+        providers: ProviderId::ALL
+            .into_iter()
+            .map(|id| ProviderSwitch {
+                id,
+                enabled: !switches.is_disabled(id),
+            })
+            .collect(),
+    })
+}
+
+/// `PATCH /_ui/api/admin/providers/{provider_id}`: applies to the next
+/// request on this replica at once, on the others within a second.
+pub(crate) async fn set_switch(
+    State(app): State<AppState>,
+    admin: Admin,
+    Path(raw): Path<String>,
+    UiJson(body): UiJson<SwitchBody>,
+) -> Result<Json<ProviderSwitch>, GatewayError> {
+    let id = provider(&raw)?;
+    if id == ProviderId::Primary && !body.enabled {
+        return Err(GatewayError::validation(
+            "primary cannot be disabled: it is the default provider",
+        ));
+    }
+    let store = app.store()?;
+    store
+        .provider_switches()
+        .set(id.as_str(), body.enabled, admin.user.id)
+        .await?;
+    app.accounts().switches().reload(store).await?;
+    tracing::info!(by = %admin.user.id, provider = %id, enabled = body.enabled, "provider switched");
+    Ok(Json(ProviderSwitch {
+        id,
+        enabled: body.enabled,
     }))
 }

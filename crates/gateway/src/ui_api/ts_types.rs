@@ -99,6 +99,9 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<providers::AccountPatchBody>(cfg),
         declare::<providers::Removed>(cfg),
         declare::<providers::ProviderOrder>(cfg),
+        declare::<providers::ProviderSwitch>(cfg),
+        declare::<providers::ProviderSwitchList>(cfg),
+        declare::<providers::SwitchBody>(cfg),
         // Usage
         declare::<GroupBy>(cfg),
         declare::<usage::UsageFigures>(cfg),

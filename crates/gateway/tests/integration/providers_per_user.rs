@@ -219,4 +219,202 @@ async fn users_connect_their_own_providers(db: TestDb) {
     assert_eq!((status, kind.as_str()), (403, "provider_not_connected"));
 }
 
-crate::both_stores!(users_connect_their_own_providers);
+async fn patch(ui: &UiClient, env: &FullEnv, path: &str, body: Value) -> reqwest::Response {
+    ui.http
+        .patch(env.url(path))
+        .header("x-csrf-token", ui.csrf().unwrap())
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// An administrator's switch turns a provider off for everyone at once.
+async fn admins_switch_providers_off(db: TestDb) {
+    let sim = start_sim().await;
+    let mut extra = admin_env();
+    extra.push(("CUSTOM_ALLOW_PRIVATE_NETWORKS", "true"));
+    let env = FullEnv::start(db, &extra).await;
+    let admin = env.admin().await;
+    let alice = env.new_user(&admin, "alice@example.com", "User").await;
+    let key = v1_key(&alice.client).await;
+    sim.add_vendor_api_key(Vendor::Custom, "sk-alice-custom");
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/custom/accounts",
+            json!({"api_key": "sk-alice-custom", "base_url": sim.custom_url()}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
+
+    // Only an admin switches, and primary stays on.
+    let resp = patch(
+        &alice.client,
+        &env,
+        "/_ui/api/admin/providers/custom",
+        json!({"enabled": false}),
+    )
+    .await;
+    assert_eq!(resp.status(), 403);
+    let resp = patch(
+        &admin,
+        &env,
+        "/_ui/api/admin/providers/primary",
+        json!({"enabled": false}),
+    )
+    .await;
+    assert_eq!(resp.status(), 400);
+    let resp = patch(
+        &admin,
+        &env,
+        "/_ui/api/admin/providers/custom",
+        json!({"enabled": false}),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(
+        resp.json::<Value>().await.unwrap(),
+        json!({"id": "custom", "enabled": false})
+    );
+
+    let (status, kind, _) = error_type(chat(&env, &key, "custom/llama3").await).await;
+    assert_eq!((status, kind.as_str()), (403, "provider_disabled"));
+    let registry: Value = alice
+        .client
+        .get("/_ui/api/providers/registry")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let custom = registry["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "custom")
+        .unwrap()
+        .clone();
+    assert_eq!(custom["enabled"], false);
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/custom/accounts",
+            json!({"api_key": "sk-alice-custom", "base_url": sim.custom_url()}),
+        )
+        .await;
+    let (status, kind, _) = error_type(resp).await;
+    assert_eq!((status, kind.as_str()), (403, "provider_disabled"));
+    let listed: Value = admin
+        .get("/_ui/api/admin/providers")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["providers"].as_array().unwrap().len(), 5);
+
+    let resp = patch(
+        &admin,
+        &env,
+        "/_ui/api/admin/providers/custom",
+        json!({"enabled": true}),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
+}
+
+crate::both_stores!(
+    users_connect_their_own_providers,
+    admins_switch_providers_off
+);
+
+/// With PostgreSQL, a second replica follows an account connected, a
+/// provider switched off and an account removed on the first within a
+/// second (`accounts:<user>` and `switches` announcements), though it had
+/// cached the user's providers.
+#[tokio::test]
+async fn a_second_replica_follows_within_a_second() {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!("TEST_DATABASE_URL is not set: the two-replica test is skipped");
+        return;
+    };
+    let sim = start_sim().await;
+    let mut extra = admin_env();
+    extra.push(("CUSTOM_ALLOW_PRIVATE_NETWORKS", "true"));
+    let env = FullEnv::start(db, &extra).await;
+    let two = env.replica().await;
+    let admin = env.admin().await;
+    let alice = env.new_user(&admin, "alice@example.com", "User").await;
+    let key = v1_key(&alice.client).await;
+    let chat_two = |model: &'static str| {
+        let url = two.url("/v1/chat/completions");
+        let key = key.clone();
+        async move {
+            client()
+                .post(url)
+                .bearer_auth(key)
+                .json(&json!({"model": model, "messages": [{"role": "user", "content": "hi"}]}))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16()
+        }
+    };
+    let within_a_second = |want: u16| {
+        let chat_two = &chat_two;
+        async move {
+            let start = std::time::Instant::now();
+            while start.elapsed() < std::time::Duration::from_secs(1) {
+                if chat_two("custom/llama3").await == want {
+                    return true;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            }
+            false
+        }
+    };
+    // Replica two caches "nothing connected".
+    assert_eq!(chat_two("custom/llama3").await, 403);
+    sim.add_vendor_api_key(Vendor::Custom, "sk-alice-custom");
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/custom/accounts",
+            json!({"api_key": "sk-alice-custom", "base_url": sim.custom_url()}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    assert!(within_a_second(200).await, "the new account on replica two");
+    let resp = patch(
+        &admin,
+        &env,
+        "/_ui/api/admin/providers/custom",
+        json!({"enabled": false}),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    assert!(within_a_second(403).await, "the switch on replica two");
+    let resp = patch(
+        &admin,
+        &env,
+        "/_ui/api/admin/providers/custom",
+        json!({"enabled": true}),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    assert!(
+        within_a_second(200).await,
+        "switched on again on replica two"
+    );
+    assert_eq!(
+        alice
+            .client
+            .delete("/_ui/api/providers/custom")
+            .await
+            .status(),
+        200
+    );
+    assert!(within_a_second(403).await, "the removal on replica two");
+}

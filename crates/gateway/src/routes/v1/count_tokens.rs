@@ -67,6 +67,7 @@ async fn serve(
         &chat.model,
         &available,
         app.accounts().reach(caller),
+        &app.accounts().switches().disabled(),
     )
     .await?;
     if route.provider == ProviderId::MessagesVendor {

@@ -97,8 +97,9 @@ async fn collect(app: &AppState, rt: &RuntimeConfig, caller: &Caller) -> Vec<Lis
             return out;
         }
     };
-    // One listing per provider: the preferred account's.
-    let mut seen = Vec::new();
+    // One listing per provider (the preferred account's), none of a
+    // provider an administrator switched off.
+    let mut seen: Vec<ProviderId> = app.accounts().switches().disabled().to_vec();
     let available: Vec<_> = available
         .iter()
         .filter(|p| {
