@@ -17,6 +17,8 @@
 pub(crate) mod client;
 pub(crate) mod respond;
 
+use std::sync::Arc;
+
 use axum::response::Response;
 use bytes::Bytes;
 use translate::{ChatRequest, ClientFormat};
@@ -24,6 +26,7 @@ use translate::{ChatRequest, ClientFormat};
 use crate::auth::Caller;
 use crate::error::GatewayError;
 use crate::ids;
+use crate::providers::direct::DirectProvider;
 use crate::providers::{direct, primary, registry, ChatCall, ProviderId};
 use crate::state::AppState;
 use crate::turn::{Reply, Turn};
@@ -107,10 +110,14 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
             primary::serve(&turn, auth, app.models(), call.request).await?
         }
         id => {
-            let provider = direct_accounts.iter().find(|p| p.id == id).ok_or_else(|| {
-                GatewayError::internal(anyhow::anyhow!("selected provider {id} has no account"))
-            })?;
-            direct::serve(&turn, provider, &route, call).await?
+            let candidates: Vec<&Arc<DirectProvider>> =
+                direct_accounts.iter().filter(|p| p.id == id).collect();
+            if candidates.is_empty() {
+                return Err(GatewayError::internal(anyhow::anyhow!(
+                    "selected provider {id} has no account"
+                )));
+            }
+            direct::serve_any(&turn, &candidates, &route, call, accounts.cooldowns()).await?
         }
     };
     respond::answer(&turn.reply, answer).await

@@ -13,6 +13,7 @@
 
 use std::sync::Arc;
 
+use super::cooldowns::Cooldowns;
 use super::direct::DirectProvider;
 use super::primary::credentials::per_user::{PrimaryAuth, UserTokens, NOT_CONNECTED};
 use super::registry::{Reach, Registry};
@@ -39,6 +40,8 @@ pub struct Accounts {
     user_direct: UserDirect,
     /// The providers an administrator switched off (full deployment).
     switches: Switches,
+    /// Accounts resting after a 429.
+    cooldowns: Cooldowns,
 }
 
 impl Accounts {
@@ -58,6 +61,7 @@ impl Accounts {
             env_list,
             user_direct,
             switches: Switches::default(),
+            cooldowns: Cooldowns::default(),
         }
     }
 
@@ -96,6 +100,11 @@ impl Accounts {
                     .await
             }
         }
+    }
+
+    /// The accounts resting after a 429.
+    pub fn cooldowns(&self) -> &Cooldowns {
+        &self.cooldowns
     }
 
     /// The administrator's provider switches.

@@ -23,6 +23,7 @@
 //! relayed natively.
 
 pub mod accounts;
+pub mod cooldowns;
 pub mod direct;
 pub mod id;
 pub mod primary;
@@ -44,7 +45,7 @@ pub use registry::{Registry, Route};
 use crate::turn::Turn;
 
 /// What the client asked, as a provider needs it.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub struct ChatCall {
     /// The body converted to the canonical model.
     pub request: ChatRequest,

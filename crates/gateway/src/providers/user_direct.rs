@@ -133,7 +133,7 @@ fn provider_of(bases: &Bases, usable: UsableAccount) -> Option<DirectProvider> {
             return None;
         }
     };
-    Some(DirectProvider::new(id, base, auth))
+    Some(DirectProvider::new(id, base, auth).for_account(account.id))
 }
 
 #[cfg(test)]

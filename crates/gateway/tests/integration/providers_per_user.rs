@@ -418,3 +418,56 @@ async fn a_second_replica_follows_within_a_second() {
     );
     assert!(within_a_second(403).await, "the removal on replica two");
 }
+
+/// Two accounts of one provider: a 429 from the preferred one rests it and
+/// the next one answers the same request; while it rests, requests go
+/// straight to the next one.
+#[tokio::test]
+async fn a_429_rests_the_account_and_the_next_one_answers() {
+    use crate::fault_proxy::{Fault, FaultProxy};
+    let sim = start_sim().await;
+    let proxy = FaultProxy::start(&sim.base_url()).await;
+    let mut extra = admin_env();
+    extra.push(("CUSTOM_ALLOW_PRIVATE_NETWORKS", "true"));
+    extra.push(("HTTP_MAX_RETRIES", "0"));
+    let env = FullEnv::start(TestDb::sqlite(), &extra).await;
+    let admin = env.admin().await;
+    let alice = env.new_user(&admin, "alice@example.com", "User").await;
+    let key = v1_key(&alice.client).await;
+    sim.add_vendor_api_key(Vendor::Custom, "sk-alice-custom");
+    let behind_proxy = sim.custom_url().replace(&sim.base_url(), &proxy.url());
+    for (base, priority) in [(behind_proxy, 1), (sim.custom_url(), 2)] {
+        let resp = alice
+            .client
+            .post(
+                "/_ui/api/providers/custom/accounts",
+                json!({"api_key": "sk-alice-custom", "base_url": base, "priority": priority}),
+            )
+            .await;
+        assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
+    }
+    proxy.clear();
+    let direct_before = vendor_chats(&sim, Vendor::Custom).len();
+
+    proxy.push(
+        Fault::Status {
+            code: 429,
+            retry_after: None,
+        },
+        1,
+    );
+    let resp = chat(&env, &key, "custom/llama3").await;
+    assert_eq!(resp.status(), 200, "the second account answers");
+    assert_eq!(
+        proxy.applied().len(),
+        1,
+        "the preferred account was asked first"
+    );
+    assert_eq!(vendor_chats(&sim, Vendor::Custom).len(), direct_before + 1);
+
+    // Resting: the preferred account is not asked again.
+    let resp = chat(&env, &key, "custom/llama3").await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(proxy.applied().len(), 1);
+    assert_eq!(vendor_chats(&sim, Vendor::Custom).len(), direct_before + 2);
+}

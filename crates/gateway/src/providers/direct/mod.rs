@@ -17,10 +17,15 @@ pub mod passthrough;
 pub mod request;
 pub mod stream;
 
+use std::sync::Arc;
+
+use axum::http::StatusCode;
+
 use translate::{ChatEvent, ChatRequest, ClientFormat, ContentPart, Role, ToolResultContent};
 
 pub use request::{Auth, CallExtras, DirectProvider, Endpoint, Initiator};
 
+use super::cooldowns::Cooldowns;
 use super::{input_estimate, leading_error, Answer, ChatCall, EventAnswer, Events, Route};
 use crate::error::GatewayError;
 use crate::turn::Turn;
@@ -107,6 +112,89 @@ pub async fn serve(
             Err(Early::Broken(e) | Early::Answered(e)) => return Err(e),
         }
     }
+}
+
+/// Most switches to another account of the provider after 429s, for one
+/// request (interfaces-full.md 2, selection step 3).
+pub const MAX_ACCOUNT_SWITCHES: usize = 3;
+
+/// Serve on the first of `accounts` (one provider's, preferred first) that
+/// is not resting after a 429. A 429 from an account, before anything
+/// reached the client, rests it ([`Cooldowns`]) and the next account is
+/// tried, at most [`MAX_ACCOUNT_SWITCHES`] times; when none is left the last
+/// 429 is the answer. When every account is resting, the answer is a 429
+/// saying until when.
+pub async fn serve_any(
+    turn: &Turn,
+    accounts: &[&Arc<DirectProvider>],
+    route: &Route,
+    call: ChatCall,
+    cooldowns: &Cooldowns,
+) -> Result<Answer, GatewayError> {
+    let ready: Vec<&Arc<DirectProvider>> = accounts
+        .iter()
+        .copied()
+        .filter(|p| {
+            p.account
+                .is_none_or(|id| cooldowns.resting_until(id).is_none())
+        })
+        .take(MAX_ACCOUNT_SWITCHES + 1)
+        .collect();
+    let Some((last, first)) = ready.split_last() else {
+        let now = std::time::Instant::now();
+        let soonest = accounts
+            .iter()
+            .filter_map(|p| p.account.and_then(|id| cooldowns.resting_until(id)))
+            .min()
+            .map(|t| t.saturating_duration_since(now).as_secs().max(1));
+        return Err(GatewayError::Upstream {
+            status: StatusCode::TOO_MANY_REQUESTS,
+            message: format!(
+                "every {} account of yours is resting after a 429 from the provider",
+                route.provider
+            ),
+            retry_after: soonest,
+        });
+    };
+    for provider in first {
+        let answer = serve(turn, provider, route, call.clone()).await;
+        if !rest_after_429(provider, &answer, cooldowns) {
+            return answer;
+        }
+    }
+    let answer = serve(turn, last, route, call).await;
+    rest_after_429(last, &answer, cooldowns);
+    answer
+}
+
+/// Rest `provider`'s account when `answer` is a 429; whether it was.
+fn rest_after_429(
+    provider: &DirectProvider,
+    answer: &Result<Answer, GatewayError>,
+    cooldowns: &Cooldowns,
+) -> bool {
+    let (
+        Some(id),
+        Err(GatewayError::Upstream {
+            status,
+            retry_after,
+            ..
+        }),
+    ) = (provider.account, answer)
+    else {
+        return false;
+    };
+    if *status != StatusCode::TOO_MANY_REQUESTS {
+        return false;
+    }
+    cooldowns.start(id, *retry_after);
+    tracing::warn!(
+        provider = %provider.id,
+        account_id = %id,
+        retry_after = *retry_after,
+        "429 from the provider: the account rests, the next one (if any) is tried"
+    );
+    true
 }
 
 /// How an answer failed before anything reached the client.

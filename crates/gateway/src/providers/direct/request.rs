@@ -23,6 +23,7 @@ use super::models::ModelListCache;
 use crate::config::Secret;
 use crate::error::GatewayError;
 use crate::providers::id::{ProviderId, WireFormat};
+use crate::store::ids::ProviderAccountId;
 use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
 
 /// `anthropic-version` sent when the client named none.
@@ -105,6 +106,9 @@ pub struct DirectProvider {
     base: String,
     pub auth: Auth,
     pub models: ModelListCache,
+    /// The user's account this provider stands for (full deployment);
+    /// `None` for the environment's providers.
+    pub account: Option<ProviderAccountId>,
 }
 
 impl DirectProvider {
@@ -114,6 +118,15 @@ impl DirectProvider {
             base: base.into().trim_end_matches('/').to_owned(),
             auth,
             models: ModelListCache::default(),
+            account: None,
+        }
+    }
+
+    /// The same provider as the user's account `id`.
+    pub fn for_account(self, id: ProviderAccountId) -> Self {
+        DirectProvider {
+            account: Some(id),
+            ..self
         }
     }
 
