@@ -124,6 +124,12 @@ async fn main() -> anyhow::Result<()> {
     println!("  its oauth:       {}", sim.messages_vendor_oauth_url());
     println!("completions:       {}", sim.completions_vendor_url());
     println!("custom (/v1 root): {}", sim.custom_url());
+    println!(
+        "  keys: messages {}, completions {}, custom {}",
+        sim.messages_vendor_api_key(),
+        sim.completions_vendor_api_key(),
+        sim.custom_api_key().unwrap_or_else(|| "(any)".to_owned()),
+    );
     println!("assistant token:   {}", sim.assistant_vendor_token_url());
     println!("assistant api:     {}", sim.assistant_vendor_api_url());
     tokio::signal::ctrl_c().await?;

@@ -1,16 +1,24 @@
-// Drives the console through a first run in Debian's Chromium (playwright-core,
-// no browser download) and writes a screenshot of each page in both themes.
+// The console's end-to-end journey in Debian's Chromium (playwright-core, no
+// browser download), run by scripts/e2e against the real gateway binary and
+// the upstream simulator: first-run setup with the code from the log, forced
+// 2FA enrollment, an API key created and used on /v1 from this script,
+// primary connected by the device flow, a streamed playground chat in both
+// formats, usage, every admin page, a user created, sign-out and sign-in with
+// TOTP, the new user's forced password change and 2FA, a non-admin refused,
+// the lockout. Every page is checked by axe-core (no serious or critical
+// violation) and shot in both themes into OUT. Any failed step, page error or
+// accessibility violation makes the exit status non-zero.
 //
-// Needs: a fresh gateway in full mode (no admin yet) with the upstream
-// simulator, its log in GATEWAY_LOG (the setup code is read from it), and the
-// console at BASE (`npm run dev`, or the gateway itself once it serves /_ui/).
+// Needs: a fresh gateway in full mode (no admin yet) with the simulator, its
+// log in GATEWAY_LOG (the setup code is read from it), the console at BASE.
 //
-//   BASE=http://127.0.0.1:5173 GATEWAY_LOG=/tmp/gw.log OUT=/tmp/shots node scripts/screenshots.mjs
+//   BASE=http://127.0.0.1:8000 GATEWAY_LOG=/tmp/gw.log OUT=/tmp/shots node e2e/journey.mjs
 import { chromium } from 'playwright-core';
 import { createHmac } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 const BASE = process.env.BASE ?? 'http://127.0.0.1:5173';
 const OUT = process.env.OUT ?? mkdtempSync(join(tmpdir(), 'console-shots-'));
@@ -40,18 +48,37 @@ const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'c
   executablePath: CHROMIUM,
   headless: true,
   viewport: { width: 1360, height: 900 },
+  // The console's CSP allows no inline script; axe-core is injected as one.
+  bypassCSP: true,
   args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
 });
 const browser = ctx;
 const page = ctx.pages()[0] ?? await ctx.newPage();
 const errors = [];
+const axeViolations = [];
+const AXE = join(dirname(fileURLToPath(import.meta.url)), '../node_modules/axe-core/axe.min.js');
 page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
 page.on('pageerror', (e) => errors.push(String(e)));
+
+// axe-core on the page as it is: serious and critical violations fail the run.
+async function checkA11y(name, scheme) {
+  if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) {
+    await page.addScriptTag({ path: AXE });
+  }
+  const found = await page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`);
+  });
+  for (const v of found) axeViolations.push(`${name} [${scheme}]: ${v}`);
+}
 
 async function shot(name, full = true) {
   for (const scheme of ['light', 'dark']) {
     await page.emulateMedia({ colorScheme: scheme });
     await page.waitForTimeout(250);
+    await checkA11y(name, scheme);
     if (full) {
       const h = await page.evaluate(() => document.documentElement.scrollHeight);
       await page.setViewportSize({ width: 1360, height: Math.max(900, h) });
@@ -111,6 +138,47 @@ await page.getByLabel('User code').waitFor();
 await shot('08-device-flow');
 await page.getByText('Connected. Requests to the primary provider').waitFor({ timeout: 30000 });
 await shot('09-providers-connected');
+
+step('connect a custom server by API key');
+if (process.env.CUSTOM_URL) {
+  await page.getByRole('button', { name: 'Connect', exact: true }).last().click();
+  await page.getByLabel(/^Base URL/).fill(process.env.CUSTOM_URL);
+  await page.getByLabel('API key (optional)').fill('sk-refused-key');
+  await page.getByRole('button', { name: 'Check and save' }).click();
+  await page.getByText(/the provider refused it/).waitFor({ timeout: 15000 });
+  await shot('09a-providers-custom-refused', false);
+  await page.getByLabel('API key (optional)').fill(process.env.CUSTOM_KEY ?? '');
+  await page.getByLabel('Label (optional)').last().fill('lab server');
+  await page.getByRole('button', { name: 'Check and save' }).click();
+  await page.getByText('lab server').first().waitFor({ timeout: 15000 });
+  await page.waitForTimeout(300);
+  await shot('09b-providers-custom-connected');
+  const resp = await fetch(`${BASE}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'custom/llama3', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  if (resp.status !== 200) throw new Error(`/v1 to the connected custom server: ${resp.status} ${await resp.text()}`);
+}
+
+step('the key on /v1, from outside the browser');
+{
+  const resp = await fetch(`${BASE}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-sonnet-4.5', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  const body = await resp.json();
+  if (resp.status !== 200 || !body.choices?.[0]?.message?.content) {
+    throw new Error(`/v1 with the console's key: ${resp.status} ${JSON.stringify(body)}`);
+  }
+  const models = await fetch(`${BASE}/v1/models`, { headers: { authorization: `Bearer ${key}` } });
+  if (models.status !== 200) throw new Error(`/v1/models: ${models.status}`);
+  const missing = await fetch(`${BASE}/_ui/api/no/such/call`);
+  if (missing.status !== 404 || !(missing.headers.get('content-type') ?? '').includes('application/json')) {
+    throw new Error(`an unknown /_ui/api path: ${missing.status} ${missing.headers.get('content-type')}`);
+  }
+}
 
 step('playground');
 await page.getByRole('link', { name: 'Playground' }).click();
@@ -214,5 +282,6 @@ await shot('31-lockout');
 console.log('screenshots in', OUT);
 const jsErrors = errors.filter((e) => !e.startsWith('Failed to load resource'));
 console.log('page errors:', jsErrors.length ? jsErrors : 'none');
-if (jsErrors.length) process.exitCode = 1;
+console.log('accessibility (serious, critical):', axeViolations.length ? axeViolations : 'none');
+if (jsErrors.length || axeViolations.length) process.exitCode = 1;
 await browser.close();
