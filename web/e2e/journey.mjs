@@ -15,7 +15,7 @@
 //   BASE=http://127.0.0.1:8000 GATEWAY_LOG=/tmp/gw.log OUT=/tmp/shots node e2e/journey.mjs
 import { chromium } from 'playwright-core';
 import { createHmac } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -89,12 +89,29 @@ async function shot(name, full = true) {
   }
   await page.emulateMedia({ colorScheme: 'light' });
 }
-const step = (s) => console.log('--', s);
+// Every /_ui/api call, by page (the figures of docs/benchmarks.md, "Console").
+let currentPage = 'start';
+const apiCalls = [];
+page.on('request', (r) => {
+  const u = new URL(r.url());
+  if (u.pathname.startsWith('/_ui/api/')) apiCalls.push({ t: Date.now(), page: currentPage, call: `${r.method()} ${u.pathname}` });
+});
+const step = (s) => {
+  currentPage = s;
+  console.log('--', s);
+};
 
 step('setup');
+const loadStart = Date.now();
 await page.goto(`${BASE}/_ui/`);
 await page.waitForURL('**/_ui/setup');
 await page.getByRole('heading', { name: 'Set up the gateway' }).waitFor();
+const firstRender = Date.now() - loadStart;
+const nav = await page.evaluate(() => {
+  const n = performance.getEntriesByType('navigation')[0];
+  const bytes = performance.getEntriesByType('resource').reduce((sum, r) => sum + (r.transferSize || 0), n.transferSize || 0);
+  return { domContentLoaded: Math.round(n.domContentLoadedEventEnd), load: Math.round(n.loadEventEnd), bytes };
+});
 await page.getByRole('button', { name: 'Create administrator' }).click();
 await shot('01-setup-validation');
 const code = readFileSync(GATEWAY_LOG, 'utf8').match(/setup code (\S+)/)?.[1];
@@ -215,11 +232,30 @@ await page.getByRole('link', { name: 'Overview' }).click();
 await page.waitForTimeout(1200);
 await shot('15-overview');
 
+step('overview, left open for 15 s (polling)');
+await page.getByRole('link', { name: 'Overview' }).click();
+await page.waitForTimeout(15000);
+
 step('admin pages');
 for (const [name, label] of [['16-users', 'Users'], ['17-domains', 'Domains'], ['18-sso', 'SSO'], ['19-config', 'Configuration'], ['20-models', 'Models'], ['21-pool', 'Provider pool'], ['22-guardrails', 'Guardrails'], ['23-logs', 'Logs'], ['24-system', 'System']]) {
+  currentPage = `admin: ${label}`;
   await page.getByRole('navigation').getByRole('link', { name: label, exact: true }).click();
   await page.waitForTimeout(1200);
   await shot(name);
+}
+
+step('a hot setting changed and applied');
+await page.getByRole('navigation').getByRole('link', { name: 'Configuration', exact: true }).click();
+const retries = page.getByLabel('http_max_retries', { exact: true });
+await retries.fill('2');
+await page.getByRole('button', { name: 'Save 1 change' }).click();
+await page.getByText(/Applied now: http_max_retries/).waitFor();
+await shot('19b-config-applied');
+{
+  const cfg = await page.evaluate(async () => (await fetch('/_ui/api/config')).json());
+  if (cfg.values.http_max_retries !== '2' || cfg.sources.http_max_retries !== 'database') {
+    throw new Error(`the saved setting: ${JSON.stringify([cfg.values.http_max_retries, cfg.sources.http_max_retries])}`);
+  }
 }
 
 step('create user, sign out, sign in');
@@ -279,9 +315,20 @@ for (let i = 0; i < 5; i++) {
 }
 await shot('31-lockout');
 
+const perPage = {};
+for (const c of apiCalls) (perPage[c.page] ??= []).push(c.call);
+const idle = apiCalls.filter((c) => c.page.startsWith('overview, left open'));
+const idleByCall = {};
+for (const c of idle) idleByCall[c.call] = (idleByCall[c.call] ?? 0) + 1;
+const figures = { firstRenderMs: firstRender, navigation: nav, apiCallsPerPage: Object.fromEntries(Object.entries(perPage).map(([k, v]) => [k, v.length])), overviewOpen15s: idleByCall };
+writeFileSync(join(OUT, 'figures.json'), JSON.stringify({ ...figures, calls: perPage }, null, 2));
+console.log('figures:', JSON.stringify(figures));
+for (const [call, n] of Object.entries(idleByCall)) {
+  if (n > 4) axeViolations.push(`polling: ${call} was called ${n} times in 15 s on an open page (at most once every 5 s)`);
+}
 console.log('screenshots in', OUT);
 const jsErrors = errors.filter((e) => !e.startsWith('Failed to load resource'));
 console.log('page errors:', jsErrors.length ? jsErrors : 'none');
-console.log('accessibility (serious, critical):', axeViolations.length ? axeViolations : 'none');
+console.log('accessibility (serious, critical) and polling:', axeViolations.length ? axeViolations : 'none');
 if (jsErrors.length || axeViolations.length) process.exitCode = 1;
 await browser.close();
