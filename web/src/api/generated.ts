@@ -258,6 +258,17 @@ export type AdminProviderList = { providers: Array<AdminProviderSwitch>, };
 export type AdminProviderSwitchBody = { enabled: boolean, };
 
 /**
+ * `POST /_ui/api/admin/pool`: a new API-key account, or one of the admin's
+ * own accounts moved into the pool.
+ */
+export type PoolAddBody = { provider?: ProviderId, label?: string | null, api_key?: string, base_url?: string | null, priority?: number | null, enabled?: boolean | null, from_account_id?: string | null, };
+
+/**
+ * `PATCH /_ui/api/admin/pool/{id}`.
+ */
+export type PoolPatchBody = { enabled?: boolean | null, label?: string | null, priority?: number | null, api_key?: string, base_url?: string | null, };
+
+/**
  * What rows are grouped by.
  */
 export type GroupBy = "day" | "model" | "provider";

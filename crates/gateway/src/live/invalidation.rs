@@ -22,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::state::AppState;
 use crate::store::ids::UserId;
+use crate::store::provider_accounts::POOL_PAYLOAD;
 use crate::store::provider_switches::SWITCHES_PAYLOAD;
 use crate::store::upstream_credentials::INVALIDATE_CHANNEL;
 use crate::store::Pool;
@@ -66,6 +67,9 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
                 tracing::warn!("the provider switches could not be reloaded: {e}");
             }
         }
+    } else if payload == POOL_PAYLOAD {
+        app.accounts().invalidate_all_users();
+        tracing::debug!("the provider pool changed elsewhere");
     } else if let Some(user) = payload.strip_prefix("accounts:") {
         if let Ok(user) = user.parse::<UserId>() {
             app.accounts().invalidate_user(user).await;

@@ -62,7 +62,8 @@ impl UserDirect {
             return Ok(found);
         }
         let accounts = store.provider_accounts();
-        let usable = accounts.usable(user).await?;
+        let mut usable = accounts.usable(user).await?;
+        usable.extend(accounts.usable_pool().await?);
         let order = accounts.order(user).await?;
         let built: Providers = Arc::new(build(&self.bases, usable, &order));
         self.cache.insert(user, built.clone()).await;
@@ -80,9 +81,11 @@ impl UserDirect {
     }
 }
 
-/// The providers of `accounts` (already by priority) in the order of
-/// `order` (provider ids; the ones not named after, in the registry's
-/// default order). Accounts this build cannot call yet are left out.
+/// The providers of `accounts` (the user's own by priority, then the pool's
+/// by priority) in the order of `order` (provider ids; the ones not named
+/// after, in the registry's default order): within a provider the user's own
+/// accounts come before the pool's. Accounts this build cannot call yet are
+/// left out.
 fn build(
     bases: &Bases,
     accounts: Vec<UsableAccount>,
@@ -97,7 +100,7 @@ fn build(
         .enumerate()
         .filter_map(|(at, usable)| provider_of(bases, usable).map(|p| (at, Arc::new(p))))
         .collect();
-    // Stable: accounts of one provider keep their priority order.
+    // Stable: accounts of one provider keep their order (own, then pool).
     providers.sort_by_key(|(at, p)| (rank(p.id), *at));
     providers.into_iter().map(|(_, p)| p).collect()
 }

@@ -9,7 +9,9 @@
 //!   names the user.
 //! - Every write is one transaction that announces `accounts:<user id>` on
 //!   PostgreSQL, so every replica drops its cached provider list of that user
-//!   ([`crate::providers::accounts`]).
+//!   ([`crate::providers::accounts`]); a change of the shared pool (accounts
+//!   an admin shares with every user, `pool`) announces `accounts:pool`,
+//!   which drops every user's list.
 
 use super::clock::now;
 use super::ids::{ProviderAccountId, UserId};
@@ -84,6 +86,9 @@ fn access_context(id: ProviderAccountId) -> String {
 fn refresh_context(id: ProviderAccountId) -> String {
     format!("user_provider_tokens.refresh_token:{id}")
 }
+
+/// The payload of a pool change: every user's provider list drops.
+pub const POOL_PAYLOAD: &str = "accounts:pool";
 
 /// The `accounts:` payload of `user`.
 pub fn accounts_payload(user: UserId) -> String {
@@ -321,6 +326,212 @@ impl<'a> ProviderAccounts<'a> {
             tx.announce(&accounts_payload(user)).await?;
             Ok(done)
         })))
+    }
+
+    // ---- the shared pool (interfaces-full.md 3) ----
+
+    /// Every pool account, by provider and priority.
+    pub async fn list_pool(&self) -> Result<Vec<ProviderAccount>, StoreError> {
+        let sql = format!(
+            "SELECT {COLUMNS} FROM user_provider_tokens WHERE pool = $1 \
+             ORDER BY provider, priority, created_at, id"
+        );
+        Ok(with_pool!(self.store, p => {
+            sqlx::query_as(&sql).bind(true).fetch_all(p).await?
+        }))
+    }
+
+    /// One pool account.
+    pub async fn get_pool(
+        &self,
+        id: ProviderAccountId,
+    ) -> Result<Option<ProviderAccount>, StoreError> {
+        let sql = format!("SELECT {COLUMNS} FROM user_provider_tokens WHERE id = $1 AND pool = $2");
+        Ok(with_pool!(self.store, p => {
+            sqlx::query_as(&sql).bind(id).bind(true).fetch_optional(p).await?
+        }))
+    }
+
+    /// The enabled pool accounts with their access tokens, by priority.
+    pub async fn usable_pool(&self) -> Result<Vec<UsableAccount>, StoreError> {
+        #[derive(sqlx::FromRow)]
+        struct Row {
+            #[sqlx(flatten)]
+            account: ProviderAccount,
+            access_token: String,
+        }
+        let sql = format!(
+            "SELECT {COLUMNS}, access_token FROM user_provider_tokens \
+             WHERE pool = $1 AND enabled = $2 ORDER BY priority, created_at, id"
+        );
+        let rows: Vec<Row> = with_pool!(self.store, p => {
+            sqlx::query_as(&sql).bind(true).bind(true).fetch_all(p).await?
+        });
+        let cipher = self.store.cipher();
+        rows.into_iter()
+            .map(|row| {
+                let access_token =
+                    cipher.decrypt_secret(&row.access_token, &access_context(row.account.id))?;
+                Ok(UsableAccount {
+                    account: row.account,
+                    access_token,
+                })
+            })
+            .collect()
+    }
+
+    /// Add a pool account (`new.user_id`: the admin who adds it).
+    pub async fn create_pool(
+        &self,
+        new: NewAccount<'_>,
+        enabled: bool,
+    ) -> Result<ProviderAccount, StoreError> {
+        let at = now();
+        let account = ProviderAccount {
+            id: ProviderAccountId::new(),
+            user_id: new.user_id,
+            provider: new.provider.to_owned(),
+            label: new.label.to_owned(),
+            auth_kind: new.auth_kind.to_owned(),
+            expires_at: new.expires_at,
+            base_url: new.base_url.map(str::to_owned),
+            priority: new.priority,
+            pool: true,
+            enabled,
+            last_error: None,
+            last_used_at: None,
+            created_at: at,
+            updated_at: at,
+        };
+        let access = self
+            .store
+            .cipher()
+            .encrypt_secret(new.access_token, &access_context(account.id))?;
+        with_pool!(self.store, p => write_tx!(p, tx => {
+            sqlx::query(
+                "INSERT INTO user_provider_tokens (id, user_id, provider, label, auth_kind, \
+                 access_token, expires_at, base_url, priority, pool, enabled, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            )
+            .bind(account.id)
+            .bind(account.user_id)
+            .bind(&account.provider)
+            .bind(&account.label)
+            .bind(&account.auth_kind)
+            .bind(&access)
+            .bind(account.expires_at)
+            .bind(&account.base_url)
+            .bind(account.priority)
+            .bind(true)
+            .bind(enabled)
+            .bind(at)
+            .bind(at)
+            .execute(&mut *tx)
+            .await?;
+            tx.announce(POOL_PAYLOAD).await?;
+            Ok(())
+        }));
+        Ok(account)
+    }
+
+    /// Move one of `admin`'s own accounts into the pool (its secrets go
+    /// with it, bound to the same id); `None` when it is not theirs.
+    pub async fn move_to_pool(
+        &self,
+        admin: UserId,
+        id: ProviderAccountId,
+        label: Option<&str>,
+    ) -> Result<Option<ProviderAccount>, StoreError> {
+        let done = with_pool!(self.store, p => write_tx!(p, tx => {
+            let done = sqlx::query(
+                "UPDATE user_provider_tokens SET pool = $1, enabled = $2, \
+                 label = COALESCE($3, label), updated_at = $4 \
+                 WHERE id = $5 AND user_id = $6 AND pool = $7",
+            )
+            .bind(true)
+            .bind(true)
+            .bind(label)
+            .bind(now())
+            .bind(id)
+            .bind(admin)
+            .bind(false)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.announce(POOL_PAYLOAD).await?;
+            tx.announce(&accounts_payload(admin)).await?;
+            Ok(done)
+        }));
+        if done == 0 {
+            return Ok(None);
+        }
+        self.get_pool(id).await
+    }
+
+    /// Change a pool account; `None` when there is none with this id.
+    pub async fn update_pool(
+        &self,
+        id: ProviderAccountId,
+        change: AccountChange,
+        enabled: Option<bool>,
+    ) -> Result<Option<ProviderAccount>, StoreError> {
+        let Some(mut account) = self.get_pool(id).await? else {
+            return Ok(None);
+        };
+        if let Some(label) = change.label {
+            account.label = label;
+        }
+        if let Some(priority) = change.priority {
+            account.priority = priority;
+        }
+        if let Some(base_url) = change.base_url {
+            account.base_url = base_url;
+        }
+        if let Some(enabled) = enabled {
+            account.enabled = enabled;
+        }
+        account.updated_at = now();
+        account.last_error = None;
+        let access = change
+            .access_token
+            .map(|t| self.store.cipher().encrypt_secret(&t, &access_context(id)))
+            .transpose()?;
+        let done = with_pool!(self.store, p => write_tx!(p, tx => {
+            let done = sqlx::query(
+                "UPDATE user_provider_tokens SET label = $1, priority = $2, base_url = $3, \
+                 enabled = $4, access_token = COALESCE($5, access_token), last_error = NULL, \
+                 updated_at = $6 WHERE id = $7 AND pool = $8",
+            )
+            .bind(&account.label)
+            .bind(account.priority)
+            .bind(&account.base_url)
+            .bind(account.enabled)
+            .bind(&access)
+            .bind(account.updated_at)
+            .bind(id)
+            .bind(true)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+            tx.announce(POOL_PAYLOAD).await?;
+            Ok(done)
+        }));
+        Ok((done == 1).then_some(account))
+    }
+
+    /// Delete a pool account; whether there was one.
+    pub async fn delete_pool(&self, id: ProviderAccountId) -> Result<bool, StoreError> {
+        let done = with_pool!(self.store, p => write_tx!(p, tx => {
+            let done = sqlx::query("DELETE FROM user_provider_tokens WHERE id = $1 AND pool = $2")
+                .bind(id)
+                .bind(true)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+            tx.announce(POOL_PAYLOAD).await?;
+            Ok(done)
+        }));
+        Ok(done == 1)
     }
 
     /// The user's provider order, as stored (unknown ids kept).

@@ -99,6 +99,14 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
             "/providers/{provider}/accounts/{id}",
             patch(providers::update_account),
         )
+        .route(
+            "/admin/pool",
+            get(providers::pool).post(providers::add_pool),
+        )
+        .route(
+            "/admin/pool/{id}",
+            patch(providers::update_pool).delete(providers::delete_pool),
+        )
         .route("/admin/providers", get(providers::switches))
         .route("/admin/providers/{provider}", patch(providers::set_switch))
         .route("/usage", get(usage::own))

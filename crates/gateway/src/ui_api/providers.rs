@@ -421,6 +421,7 @@ pub(crate) async fn status(
         .list_for_user(who.user.id, None)
         .await?;
     let has_primary = store.upstream_credentials().exists(who.user.id).await?;
+    let pool = store.provider_accounts().list_pool().await?;
     let providers = ProviderId::ALL
         .into_iter()
         .map(|id| {
@@ -439,7 +440,7 @@ pub(crate) async fn status(
                 enabled: !app.accounts().switches().is_disabled(id),
                 connected: count > 0,
                 accounts: count,
-                pool_available: false,
+                pool_available: pool.iter().any(|a| a.enabled && a.provider == id.as_str()),
                 expires_at,
             }
         })
@@ -748,4 +749,187 @@ pub(crate) async fn set_switch(
         id,
         enabled: body.enabled,
     }))
+}
+
+/// `GET /_ui/api/admin/pool`.
+pub(crate) async fn pool(
+    State(app): State<AppState>,
+    _admin: Admin,
+) -> Result<Json<AccountList>, GatewayError> {
+    let list = app.store()?.provider_accounts().list_pool().await?;
+    Ok(Json(AccountList {
+        accounts: list.into_iter().map(AccountView::from).collect(),
+    }))
+}
+
+/// `POST /_ui/api/admin/pool`: a new API-key account, or one of the admin's
+/// own accounts moved into the pool.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct PoolAddBody {
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable, type = "ProviderId"))]
+    provider: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
+    label: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable, type = "string"))]
+    api_key: Option<Secret>,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
+    base_url: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
+    priority: Option<i64>,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
+    enabled: Option<bool>,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
+    from_account_id: Option<String>,
+}
+
+/// `PATCH /_ui/api/admin/pool/{id}`.
+#[derive(Debug, Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct PoolPatchBody {
+    #[serde(flatten)]
+    change: AccountPatchBody,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
+    enabled: Option<bool>,
+}
+
+/// `POST /_ui/api/admin/pool`.
+pub(crate) async fn add_pool(
+    State(app): State<AppState>,
+    admin: Admin,
+    UiJson(body): UiJson<PoolAddBody>,
+) -> Result<(StatusCode, Json<AccountView>), GatewayError> {
+    let store = app.store()?;
+    let accounts = store.provider_accounts();
+    let account = if let Some(raw) = body.from_account_id.as_deref() {
+        let label = body
+            .label
+            .as_deref()
+            .map(|l| valid_label(Some(l)))
+            .transpose()?;
+        accounts
+            .move_to_pool(admin.user.id, account_id(raw)?, label.as_deref())
+            .await?
+            .ok_or_else(|| GatewayError::NotFound("account not found among yours".into()))?
+    } else {
+        let raw = body
+            .provider
+            .as_deref()
+            .ok_or_else(|| GatewayError::validation("provider: required (or from_account_id)"))?;
+        let id = key_provider(raw)?;
+        let key = body
+            .api_key
+            .as_ref()
+            .ok_or_else(|| GatewayError::validation("api_key: required"))
+            .and_then(valid_key)?;
+        let label = valid_label(body.label.as_deref())?;
+        let priority = valid_priority(body.priority)?.unwrap_or(DEFAULT_PRIORITY);
+        let base_url = valid_base(&app, id, body.base_url.as_deref()).await?;
+        try_key(&app, id, &key, base_url.as_deref()).await?;
+        accounts
+            .create_pool(
+                NewAccount {
+                    user_id: admin.user.id,
+                    provider: id.as_str(),
+                    label: &label,
+                    auth_kind: "api_key",
+                    access_token: &key,
+                    refresh_token: None,
+                    expires_at: None,
+                    base_url: base_url.as_deref(),
+                    priority,
+                },
+                body.enabled.unwrap_or(true),
+            )
+            .await?
+    };
+    app.accounts().invalidate_all_users();
+    tracing::info!(by = %admin.user.id, provider = %account.provider, account_id = %account.id, "pool account added");
+    Ok((StatusCode::CREATED, Json(AccountView::from(account))))
+}
+
+/// `PATCH /_ui/api/admin/pool/{id}`.
+pub(crate) async fn update_pool(
+    State(app): State<AppState>,
+    admin: Admin,
+    Path(raw_id): Path<String>,
+    UiJson(body): UiJson<PoolPatchBody>,
+) -> Result<Json<AccountView>, GatewayError> {
+    let id = account_id(&raw_id)?;
+    let not_found = || GatewayError::NotFound("pool account not found".into());
+    let store = app.store()?;
+    let current = store
+        .provider_accounts()
+        .get_pool(id)
+        .await?
+        .ok_or_else(not_found)?;
+    let provider = ProviderId::parse(&current.provider).ok_or_else(not_found)?;
+    let patch = body.change;
+    let mut change = AccountChange {
+        label: patch
+            .label
+            .as_deref()
+            .map(|l| valid_label(Some(l)))
+            .transpose()?,
+        priority: valid_priority(patch.priority)?,
+        ..AccountChange::default()
+    };
+    if patch.api_key.is_some() || patch.base_url.is_some() {
+        if current.auth_kind != "api_key" {
+            return Err(GatewayError::validation(
+                "api_key and base_url change only on API-key accounts",
+            ));
+        }
+        let base = match patch.base_url.as_deref() {
+            Some(raw) => valid_base(&app, provider, Some(raw)).await?,
+            None => current.base_url.clone(),
+        };
+        let key = match patch.api_key.as_ref().map(valid_key).transpose()? {
+            Some(k) => k,
+            None => store
+                .provider_accounts()
+                .usable_pool()
+                .await?
+                .into_iter()
+                .find(|u| u.account.id == id)
+                .map(|u| u.access_token)
+                .ok_or_else(|| {
+                    GatewayError::validation("switch the account on to change its base URL")
+                })?,
+        };
+        try_key(&app, provider, &key, base.as_deref()).await?;
+        change.base_url = patch.base_url.is_some().then_some(base);
+        change.access_token = patch.api_key.is_some().then_some(key);
+    }
+    let account = store
+        .provider_accounts()
+        .update_pool(id, change, body.enabled)
+        .await?
+        .ok_or_else(not_found)?;
+    app.accounts().invalidate_all_users();
+    tracing::info!(by = %admin.user.id, account_id = %id, "pool account changed");
+    Ok(Json(AccountView::from(account)))
+}
+
+/// `DELETE /_ui/api/admin/pool/{id}`.
+pub(crate) async fn delete_pool(
+    State(app): State<AppState>,
+    admin: Admin,
+    Path(raw_id): Path<String>,
+) -> Result<Json<super::reply::Done>, GatewayError> {
+    let id = account_id(&raw_id)?;
+    if !app.store()?.provider_accounts().delete_pool(id).await? {
+        return Err(GatewayError::NotFound("pool account not found".into()));
+    }
+    app.accounts().invalidate_all_users();
+    tracing::info!(by = %admin.user.id, account_id = %id, "pool account removed");
+    Ok(Json(super::reply::DONE))
 }

@@ -102,6 +102,8 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<providers::ProviderSwitch>(cfg),
         declare::<providers::ProviderSwitchList>(cfg),
         declare::<providers::SwitchBody>(cfg),
+        declare::<providers::PoolAddBody>(cfg),
+        declare::<providers::PoolPatchBody>(cfg),
         // Usage
         declare::<GroupBy>(cfg),
         declare::<usage::UsageFigures>(cfg),

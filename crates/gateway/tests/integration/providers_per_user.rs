@@ -324,9 +324,109 @@ async fn admins_switch_providers_off(db: TestDb) {
     assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
 }
 
+/// The shared pool: an admin's account every user reaches after their own.
+async fn the_pool_serves_users_without_their_own_account(db: TestDb) {
+    let sim = start_sim().await;
+    let mut extra = admin_env();
+    extra.push(("CUSTOM_ALLOW_PRIVATE_NETWORKS", "true"));
+    let env = FullEnv::start(db, &extra).await;
+    let admin = env.admin().await;
+    let alice = env.new_user(&admin, "alice@example.com", "User").await;
+    let key = v1_key(&alice.client).await;
+    sim.add_vendor_api_key(Vendor::Custom, "sk-pool-custom");
+    sim.add_vendor_api_key(Vendor::Custom, "sk-alice-custom");
+
+    // Only admins manage the pool.
+    assert_eq!(alice.client.get("/_ui/api/admin/pool").await.status(), 403);
+    let resp = admin
+        .post(
+            "/_ui/api/admin/pool",
+            json!({"provider": "custom", "label": "team", "api_key": "sk-pool-custom", "base_url": sim.custom_url()}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
+    let pooled: Value = resp.json().await.unwrap();
+    assert_eq!(
+        (pooled["source"].as_str(), pooled["enabled"].as_bool()),
+        (Some("pool"), Some(true))
+    );
+    let pool_id = pooled["id"].as_str().unwrap().to_owned();
+
+    // Alice has no account of her own: the pool's serves her.
+    let status: Value = alice
+        .client
+        .get("/_ui/api/providers/status")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let custom = status["providers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "custom")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (
+            custom["connected"].as_bool(),
+            custom["pool_available"].as_bool()
+        ),
+        (Some(false), Some(true))
+    );
+    assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
+    let sent = vendor_chats(&sim, Vendor::Custom).pop().unwrap();
+    assert_eq!(sent.header("authorization"), Some("Bearer sk-pool-custom"));
+
+    // Her own account comes first.
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/custom/accounts",
+            json!({"api_key": "sk-alice-custom", "base_url": sim.custom_url()}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
+    let sent = vendor_chats(&sim, Vendor::Custom).pop().unwrap();
+    assert_eq!(sent.header("authorization"), Some("Bearer sk-alice-custom"));
+    assert_eq!(
+        alice
+            .client
+            .delete("/_ui/api/providers/custom")
+            .await
+            .status(),
+        200
+    );
+
+    // Switched off, the pool account serves nobody; removed, it is gone.
+    let path = format!("/_ui/api/admin/pool/{pool_id}");
+    let resp = patch(
+        &admin,
+        &env,
+        &path,
+        json!({"enabled": false, "label": "paused"}),
+    )
+    .await;
+    assert_eq!(resp.status(), 200);
+    let (status, kind, _) = error_type(chat(&env, &key, "custom/llama3").await).await;
+    assert_eq!((status, kind.as_str()), (403, "provider_not_connected"));
+    let resp = patch(&admin, &env, &path, json!({"enabled": true})).await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
+    let listed: Value = admin.get("/_ui/api/admin/pool").await.json().await.unwrap();
+    assert_eq!(listed["accounts"][0]["label"], "paused");
+    assert!(!listed.to_string().contains("sk-pool-custom"));
+    assert_eq!(admin.delete(&path).await.status(), 200);
+    assert_eq!(admin.delete(&path).await.status(), 404);
+    let (status, kind, _) = error_type(chat(&env, &key, "custom/llama3").await).await;
+    assert_eq!((status, kind.as_str()), (403, "provider_not_connected"));
+}
+
 crate::both_stores!(
     users_connect_their_own_providers,
-    admins_switch_providers_off
+    admins_switch_providers_off,
+    the_pool_serves_users_without_their_own_account
 );
 
 /// With PostgreSQL, a second replica follows an account connected, a
