@@ -100,6 +100,14 @@ pub struct ProviderAccounts<'a> {
     store: &'a Store,
 }
 
+/// A row with its access token still encrypted.
+#[derive(sqlx::FromRow)]
+struct SealedRow {
+    #[sqlx(flatten)]
+    account: ProviderAccount,
+    access_token: String,
+}
+
 impl<'a> ProviderAccounts<'a> {
     pub(crate) fn new(store: &'a Store) -> Self {
         ProviderAccounts { store }
@@ -108,6 +116,17 @@ impl<'a> ProviderAccounts<'a> {
     /// Store a new account; 409 `conflict` when the user holds
     /// [`MAX_ACCOUNTS_PER_PROVIDER`] for the provider already.
     pub async fn create(&self, new: NewAccount<'_>) -> Result<ProviderAccount, StoreError> {
+        self.insert(new, false, true).await
+    }
+
+    /// Insert an account (a user's own, or with `pool` the pool's) in one
+    /// transaction that counts a user's accounts first and announces it.
+    async fn insert(
+        &self,
+        new: NewAccount<'_>,
+        pool: bool,
+        enabled: bool,
+    ) -> Result<ProviderAccount, StoreError> {
         let at = now();
         let account = ProviderAccount {
             id: ProviderAccountId::new(),
@@ -118,8 +137,8 @@ impl<'a> ProviderAccounts<'a> {
             expires_at: new.expires_at,
             base_url: new.base_url.map(str::to_owned),
             priority: new.priority,
-            pool: false,
-            enabled: true,
+            pool,
+            enabled,
             last_error: None,
             last_used_at: None,
             created_at: at,
@@ -131,21 +150,28 @@ impl<'a> ProviderAccounts<'a> {
             .refresh_token
             .map(|r| cipher.encrypt_secret(r, &refresh_context(account.id)))
             .transpose()?;
+        let payload = if pool {
+            POOL_PAYLOAD.to_owned()
+        } else {
+            accounts_payload(new.user_id)
+        };
         with_pool!(self.store, p => write_tx!(p, tx => {
-            let (held,): (i64,) = sqlx::query_as(
-                "SELECT COUNT(*) FROM user_provider_tokens \
-                 WHERE user_id = $1 AND provider = $2 AND pool = $3",
-            )
-            .bind(new.user_id)
-            .bind(new.provider)
-            .bind(false)
-            .fetch_one(&mut *tx)
-            .await?;
-            if held >= MAX_ACCOUNTS_PER_PROVIDER {
-                return Err(StoreError::Conflict(format!(
-                    "you hold {MAX_ACCOUNTS_PER_PROVIDER} {} accounts already; delete one first",
-                    new.provider
-                )));
+            if !pool {
+                let (held,): (i64,) = sqlx::query_as(
+                    "SELECT COUNT(*) FROM user_provider_tokens \
+                     WHERE user_id = $1 AND provider = $2 AND pool = $3",
+                )
+                .bind(new.user_id)
+                .bind(new.provider)
+                .bind(false)
+                .fetch_one(&mut *tx)
+                .await?;
+                if held >= MAX_ACCOUNTS_PER_PROVIDER {
+                    return Err(StoreError::Conflict(format!(
+                        "you hold {MAX_ACCOUNTS_PER_PROVIDER} {} accounts already; delete one first",
+                        new.provider
+                    )));
+                }
             }
             sqlx::query(
                 "INSERT INTO user_provider_tokens (id, user_id, provider, label, auth_kind, \
@@ -163,13 +189,13 @@ impl<'a> ProviderAccounts<'a> {
             .bind(account.expires_at)
             .bind(&account.base_url)
             .bind(account.priority)
-            .bind(false)
-            .bind(true)
+            .bind(pool)
+            .bind(enabled)
             .bind(at)
             .bind(at)
             .execute(&mut *tx)
             .await?;
-            tx.announce(&accounts_payload(new.user_id)).await?;
+            tx.announce(&payload).await?;
             Ok(())
         }));
         Ok(account)
@@ -220,18 +246,12 @@ impl<'a> ProviderAccounts<'a> {
     /// The user's enabled own accounts with their access tokens, by
     /// priority (what requests choose from).
     pub async fn usable(&self, user: UserId) -> Result<Vec<UsableAccount>, StoreError> {
-        #[derive(sqlx::FromRow)]
-        struct Row {
-            #[sqlx(flatten)]
-            account: ProviderAccount,
-            access_token: String,
-        }
         let sql = format!(
             "SELECT {COLUMNS}, access_token FROM user_provider_tokens \
              WHERE user_id = $1 AND pool = $2 AND enabled = $3 \
              ORDER BY priority, created_at, id"
         );
-        let rows: Vec<Row> = with_pool!(self.store, p => {
+        let rows: Vec<SealedRow> = with_pool!(self.store, p => {
             sqlx::query_as(&sql)
                 .bind(user)
                 .bind(false)
@@ -239,17 +259,7 @@ impl<'a> ProviderAccounts<'a> {
                 .fetch_all(p)
                 .await?
         });
-        let cipher = self.store.cipher();
-        rows.into_iter()
-            .map(|row| {
-                let access_token =
-                    cipher.decrypt_secret(&row.access_token, &access_context(row.account.id))?;
-                Ok(UsableAccount {
-                    account: row.account,
-                    access_token,
-                })
-            })
-            .collect()
+        self.unseal(rows)
     }
 
     /// Apply `change` to one of the user's own accounts; `None` when it is
@@ -260,9 +270,20 @@ impl<'a> ProviderAccounts<'a> {
         id: ProviderAccountId,
         change: AccountChange,
     ) -> Result<Option<ProviderAccount>, StoreError> {
-        let Some(mut account) = self.get(user, id).await? else {
-            return Ok(None);
-        };
+        match self.get(user, id).await? {
+            Some(account) => self.write_change(account, change, None).await,
+            None => Ok(None),
+        }
+    }
+
+    /// Write `change` (and `enabled`) over `account` as it was read; the
+    /// account as it is now, `None` when it went meanwhile.
+    async fn write_change(
+        &self,
+        mut account: ProviderAccount,
+        change: AccountChange,
+        enabled: Option<bool>,
+    ) -> Result<Option<ProviderAccount>, StoreError> {
         if let Some(label) = change.label {
             account.label = label;
         }
@@ -272,35 +293,43 @@ impl<'a> ProviderAccounts<'a> {
         if let Some(base_url) = change.base_url {
             account.base_url = base_url;
         }
+        if let Some(enabled) = enabled {
+            account.enabled = enabled;
+        }
         account.updated_at = now();
+        account.last_error = None;
+        let id = account.id;
         let access = change
             .access_token
             .map(|t| self.store.cipher().encrypt_secret(&t, &access_context(id)))
             .transpose()?;
+        let payload = if account.pool {
+            POOL_PAYLOAD.to_owned()
+        } else {
+            accounts_payload(account.user_id)
+        };
         let done = with_pool!(self.store, p => write_tx!(p, tx => {
             let done = sqlx::query(
                 "UPDATE user_provider_tokens SET label = $1, priority = $2, base_url = $3, \
-                 access_token = COALESCE($4, access_token), last_error = NULL, updated_at = $5 \
-                 WHERE id = $6 AND user_id = $7 AND pool = $8",
+                 enabled = $4, access_token = COALESCE($5, access_token), last_error = NULL, \
+                 updated_at = $6 WHERE id = $7 AND user_id = $8 AND pool = $9",
             )
             .bind(&account.label)
             .bind(account.priority)
             .bind(&account.base_url)
+            .bind(account.enabled)
             .bind(&access)
             .bind(account.updated_at)
             .bind(id)
-            .bind(user)
-            .bind(false)
+            .bind(account.user_id)
+            .bind(account.pool)
             .execute(&mut *tx)
             .await?
             .rows_affected();
-            tx.announce(&accounts_payload(user)).await?;
+            tx.announce(&payload).await?;
             Ok(done)
         }));
-        Ok((done == 1).then_some(ProviderAccount {
-            last_error: None,
-            ..account
-        }))
+        Ok((done == 1).then_some(account))
     }
 
     /// Delete one of the user's own accounts of `provider` (`Some(id)`), or
@@ -326,6 +355,38 @@ impl<'a> ProviderAccounts<'a> {
             tx.announce(&accounts_payload(user)).await?;
             Ok(done)
         })))
+    }
+
+    /// The access token of account `id` (the caller checked whose it is).
+    pub async fn access_token(&self, id: ProviderAccountId) -> Result<Option<Secret>, StoreError> {
+        let row: Option<(String,)> = with_pool!(self.store, p => {
+            sqlx::query_as("SELECT access_token FROM user_provider_tokens WHERE id = $1")
+                .bind(id)
+                .fetch_optional(p)
+                .await?
+        });
+        row.map(|(sealed,)| {
+            self.store
+                .cipher()
+                .decrypt_secret(&sealed, &access_context(id))
+                .map_err(StoreError::from)
+        })
+        .transpose()
+    }
+
+    /// Decrypt the access tokens of `rows`.
+    fn unseal(&self, rows: Vec<SealedRow>) -> Result<Vec<UsableAccount>, StoreError> {
+        let cipher = self.store.cipher();
+        rows.into_iter()
+            .map(|row| {
+                let access_token =
+                    cipher.decrypt_secret(&row.access_token, &access_context(row.account.id))?;
+                Ok(UsableAccount {
+                    account: row.account,
+                    access_token,
+                })
+            })
+            .collect()
     }
 
     // ---- the shared pool (interfaces-full.md 3) ----
@@ -354,30 +415,14 @@ impl<'a> ProviderAccounts<'a> {
 
     /// The enabled pool accounts with their access tokens, by priority.
     pub async fn usable_pool(&self) -> Result<Vec<UsableAccount>, StoreError> {
-        #[derive(sqlx::FromRow)]
-        struct Row {
-            #[sqlx(flatten)]
-            account: ProviderAccount,
-            access_token: String,
-        }
         let sql = format!(
             "SELECT {COLUMNS}, access_token FROM user_provider_tokens \
              WHERE pool = $1 AND enabled = $2 ORDER BY priority, created_at, id"
         );
-        let rows: Vec<Row> = with_pool!(self.store, p => {
+        let rows: Vec<SealedRow> = with_pool!(self.store, p => {
             sqlx::query_as(&sql).bind(true).bind(true).fetch_all(p).await?
         });
-        let cipher = self.store.cipher();
-        rows.into_iter()
-            .map(|row| {
-                let access_token =
-                    cipher.decrypt_secret(&row.access_token, &access_context(row.account.id))?;
-                Ok(UsableAccount {
-                    account: row.account,
-                    access_token,
-                })
-            })
-            .collect()
+        self.unseal(rows)
     }
 
     /// Add a pool account (`new.user_id`: the admin who adds it).
@@ -386,52 +431,7 @@ impl<'a> ProviderAccounts<'a> {
         new: NewAccount<'_>,
         enabled: bool,
     ) -> Result<ProviderAccount, StoreError> {
-        let at = now();
-        let account = ProviderAccount {
-            id: ProviderAccountId::new(),
-            user_id: new.user_id,
-            provider: new.provider.to_owned(),
-            label: new.label.to_owned(),
-            auth_kind: new.auth_kind.to_owned(),
-            expires_at: new.expires_at,
-            base_url: new.base_url.map(str::to_owned),
-            priority: new.priority,
-            pool: true,
-            enabled,
-            last_error: None,
-            last_used_at: None,
-            created_at: at,
-            updated_at: at,
-        };
-        let access = self
-            .store
-            .cipher()
-            .encrypt_secret(new.access_token, &access_context(account.id))?;
-        with_pool!(self.store, p => write_tx!(p, tx => {
-            sqlx::query(
-                "INSERT INTO user_provider_tokens (id, user_id, provider, label, auth_kind, \
-                 access_token, expires_at, base_url, priority, pool, enabled, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-            )
-            .bind(account.id)
-            .bind(account.user_id)
-            .bind(&account.provider)
-            .bind(&account.label)
-            .bind(&account.auth_kind)
-            .bind(&access)
-            .bind(account.expires_at)
-            .bind(&account.base_url)
-            .bind(account.priority)
-            .bind(true)
-            .bind(enabled)
-            .bind(at)
-            .bind(at)
-            .execute(&mut *tx)
-            .await?;
-            tx.announce(POOL_PAYLOAD).await?;
-            Ok(())
-        }));
-        Ok(account)
+        self.insert(new, true, enabled).await
     }
 
     /// Move one of `admin`'s own accounts into the pool (its secrets go
@@ -475,48 +475,10 @@ impl<'a> ProviderAccounts<'a> {
         change: AccountChange,
         enabled: Option<bool>,
     ) -> Result<Option<ProviderAccount>, StoreError> {
-        let Some(mut account) = self.get_pool(id).await? else {
-            return Ok(None);
-        };
-        if let Some(label) = change.label {
-            account.label = label;
+        match self.get_pool(id).await? {
+            Some(account) => self.write_change(account, change, enabled).await,
+            None => Ok(None),
         }
-        if let Some(priority) = change.priority {
-            account.priority = priority;
-        }
-        if let Some(base_url) = change.base_url {
-            account.base_url = base_url;
-        }
-        if let Some(enabled) = enabled {
-            account.enabled = enabled;
-        }
-        account.updated_at = now();
-        account.last_error = None;
-        let access = change
-            .access_token
-            .map(|t| self.store.cipher().encrypt_secret(&t, &access_context(id)))
-            .transpose()?;
-        let done = with_pool!(self.store, p => write_tx!(p, tx => {
-            let done = sqlx::query(
-                "UPDATE user_provider_tokens SET label = $1, priority = $2, base_url = $3, \
-                 enabled = $4, access_token = COALESCE($5, access_token), last_error = NULL, \
-                 updated_at = $6 WHERE id = $7 AND pool = $8",
-            )
-            .bind(&account.label)
-            .bind(account.priority)
-            .bind(&account.base_url)
-            .bind(account.enabled)
-            .bind(&access)
-            .bind(account.updated_at)
-            .bind(id)
-            .bind(true)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected();
-            tx.announce(POOL_PAYLOAD).await?;
-            Ok(done)
-        }));
-        Ok((done == 1).then_some(account))
     }
 
     /// Delete a pool account; whether there was one.

@@ -253,6 +253,51 @@ pub(crate) struct DeleteQuery {
     account_id: Option<String>,
 }
 
+/// The change `patch` asks of `current`, checked: label and priority
+/// validated; a new key or base URL (API-key accounts only) tried with one
+/// model listing first, with the stored key when only the base changes.
+async fn checked_change(
+    app: &AppState,
+    provider: ProviderId,
+    current: &ProviderAccount,
+    patch: &AccountPatchBody,
+) -> Result<AccountChange, GatewayError> {
+    let mut change = AccountChange {
+        label: patch
+            .label
+            .as_deref()
+            .map(|l| valid_label(Some(l)))
+            .transpose()?,
+        priority: valid_priority(patch.priority)?,
+        ..AccountChange::default()
+    };
+    if patch.api_key.is_none() && patch.base_url.is_none() {
+        return Ok(change);
+    }
+    if current.auth_kind != "api_key" {
+        return Err(GatewayError::validation(
+            "api_key and base_url change only on API-key accounts",
+        ));
+    }
+    let base = match patch.base_url.as_deref() {
+        Some(raw) => valid_base(app, provider, Some(raw)).await?,
+        None => current.base_url.clone(),
+    };
+    let key = match patch.api_key.as_ref().map(valid_key).transpose()? {
+        Some(k) => k,
+        None => app
+            .store()?
+            .provider_accounts()
+            .access_token(current.id)
+            .await?
+            .ok_or_else(|| GatewayError::NotFound("account not found".into()))?,
+    };
+    try_key(app, provider, &key, base.as_deref()).await?;
+    change.base_url = patch.base_url.is_some().then_some(base);
+    change.access_token = patch.api_key.is_some().then_some(key);
+    Ok(change)
+}
+
 /// `DELETE /_ui/api/providers/{provider}`.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
@@ -565,41 +610,7 @@ pub(crate) async fn update_account(
         .await?
         .filter(|a| a.provider == id.as_str())
         .ok_or_else(not_found)?;
-    let mut change = AccountChange {
-        label: body
-            .label
-            .as_deref()
-            .map(|l| valid_label(Some(l)))
-            .transpose()?,
-        priority: valid_priority(body.priority)?,
-        ..AccountChange::default()
-    };
-    let key = body.api_key.as_ref().map(valid_key).transpose()?;
-    let base = match body.base_url.as_deref() {
-        Some(raw) => valid_base(&app, id, Some(raw)).await?,
-        None => current.base_url.clone(),
-    };
-    if key.is_some() || body.base_url.is_some() {
-        if current.auth_kind != "api_key" {
-            return Err(GatewayError::validation(
-                "api_key and base_url change only on API-key accounts",
-            ));
-        }
-        let key = match &key {
-            Some(k) => k.clone(),
-            None => store
-                .provider_accounts()
-                .usable(who.user.id)
-                .await?
-                .into_iter()
-                .find(|u| u.account.id == account_id)
-                .map(|u| u.access_token)
-                .ok_or_else(not_found)?,
-        };
-        try_key(&app, id, &key, base.as_deref()).await?;
-        change.base_url = body.base_url.is_some().then_some(base);
-        change.access_token = body.api_key.is_some().then_some(key);
-    }
+    let change = checked_change(&app, id, &current, &body).await?;
     let account = store
         .provider_accounts()
         .update(who.user.id, account_id, change)
@@ -872,43 +883,7 @@ pub(crate) async fn update_pool(
         .await?
         .ok_or_else(not_found)?;
     let provider = ProviderId::parse(&current.provider).ok_or_else(not_found)?;
-    let patch = body.change;
-    let mut change = AccountChange {
-        label: patch
-            .label
-            .as_deref()
-            .map(|l| valid_label(Some(l)))
-            .transpose()?,
-        priority: valid_priority(patch.priority)?,
-        ..AccountChange::default()
-    };
-    if patch.api_key.is_some() || patch.base_url.is_some() {
-        if current.auth_kind != "api_key" {
-            return Err(GatewayError::validation(
-                "api_key and base_url change only on API-key accounts",
-            ));
-        }
-        let base = match patch.base_url.as_deref() {
-            Some(raw) => valid_base(&app, provider, Some(raw)).await?,
-            None => current.base_url.clone(),
-        };
-        let key = match patch.api_key.as_ref().map(valid_key).transpose()? {
-            Some(k) => k,
-            None => store
-                .provider_accounts()
-                .usable_pool()
-                .await?
-                .into_iter()
-                .find(|u| u.account.id == id)
-                .map(|u| u.access_token)
-                .ok_or_else(|| {
-                    GatewayError::validation("switch the account on to change its base URL")
-                })?,
-        };
-        try_key(&app, provider, &key, base.as_deref()).await?;
-        change.base_url = patch.base_url.is_some().then_some(base);
-        change.access_token = patch.api_key.is_some().then_some(key);
-    }
+    let change = checked_change(&app, provider, &current, &body.change).await?;
     let account = store
         .provider_accounts()
         .update_pool(id, change, body.enabled)

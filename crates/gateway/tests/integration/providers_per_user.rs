@@ -229,6 +229,17 @@ async fn patch(ui: &UiClient, env: &FullEnv, path: &str, body: Value) -> reqwest
         .unwrap()
 }
 
+/// `PATCH /_ui/api/admin/providers/{provider}` as `ui`.
+async fn switch(ui: &UiClient, env: &FullEnv, provider: &str, enabled: bool) -> reqwest::Response {
+    patch(
+        ui,
+        env,
+        &format!("/_ui/api/admin/providers/{provider}"),
+        json!({ "enabled": enabled }),
+    )
+    .await
+}
+
 /// An administrator's switch turns a provider off for everyone at once.
 async fn admins_switch_providers_off(db: TestDb) {
     let sim = start_sim().await;
@@ -250,29 +261,11 @@ async fn admins_switch_providers_off(db: TestDb) {
     assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
 
     // Only an admin switches, and primary stays on.
-    let resp = patch(
-        &alice.client,
-        &env,
-        "/_ui/api/admin/providers/custom",
-        json!({"enabled": false}),
-    )
-    .await;
+    let resp = switch(&alice.client, &env, "custom", false).await;
     assert_eq!(resp.status(), 403);
-    let resp = patch(
-        &admin,
-        &env,
-        "/_ui/api/admin/providers/primary",
-        json!({"enabled": false}),
-    )
-    .await;
+    let resp = switch(&admin, &env, "primary", false).await;
     assert_eq!(resp.status(), 400);
-    let resp = patch(
-        &admin,
-        &env,
-        "/_ui/api/admin/providers/custom",
-        json!({"enabled": false}),
-    )
-    .await;
+    let resp = switch(&admin, &env, "custom", false).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(
         resp.json::<Value>().await.unwrap(),
@@ -313,13 +306,7 @@ async fn admins_switch_providers_off(db: TestDb) {
         .unwrap();
     assert_eq!(listed["providers"].as_array().unwrap().len(), 5);
 
-    let resp = patch(
-        &admin,
-        &env,
-        "/_ui/api/admin/providers/custom",
-        json!({"enabled": true}),
-    )
-    .await;
+    let resp = switch(&admin, &env, "custom", true).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
 }
@@ -487,22 +474,10 @@ async fn a_second_replica_follows_within_a_second() {
         .await;
     assert_eq!(resp.status(), 201);
     assert!(within_a_second(200).await, "the new account on replica two");
-    let resp = patch(
-        &admin,
-        &env,
-        "/_ui/api/admin/providers/custom",
-        json!({"enabled": false}),
-    )
-    .await;
+    let resp = switch(&admin, &env, "custom", false).await;
     assert_eq!(resp.status(), 200);
     assert!(within_a_second(403).await, "the switch on replica two");
-    let resp = patch(
-        &admin,
-        &env,
-        "/_ui/api/admin/providers/custom",
-        json!({"enabled": true}),
-    )
-    .await;
+    let resp = switch(&admin, &env, "custom", true).await;
     assert_eq!(resp.status(), 200);
     assert!(
         within_a_second(200).await,
