@@ -71,8 +71,8 @@ impl Accounts {
             .ok_or_else(|| GatewayError::Config("this deployment has no store (proxy mode)".into()))
     }
 
-    /// The `primary` token source of `caller`: 403 `forbidden` with
-    /// [`NOT_CONNECTED`] for a user without upstream credentials.
+    /// The `primary` token source of `caller`: 403 `provider_not_connected`
+    /// with [`NOT_CONNECTED`] for a user without upstream credentials.
     pub async fn primary(&self, caller: &Caller) -> Result<PrimaryAuth, GatewayError> {
         match caller {
             Caller::Proxy => Ok(self.shared_primary.clone()),
@@ -83,7 +83,7 @@ impl Accounts {
                     .await?
                 {
                     Some(source) => Ok(PrimaryAuth::User(source)),
-                    None => Err(GatewayError::Forbidden(NOT_CONNECTED.into())),
+                    None => Err(GatewayError::ProviderNotConnected(NOT_CONNECTED.into())),
                 }
             }
         }

@@ -57,7 +57,8 @@ async fn device_flow_for_a_user(db: TestDb) {
     );
     let (status, body) = chat(&d, &key).await;
     assert_eq!(status, 403, "{body}");
-    assert_eq!(body["error"]["type"], "forbidden");
+    // interfaces-full.md 1: a provider the caller has no account for.
+    assert_eq!(body["error"]["type"], "provider_not_connected");
     let message = body["error"]["message"].as_str().unwrap();
     assert!(
         message.contains("/_ui/") && message.contains("Upstream"),

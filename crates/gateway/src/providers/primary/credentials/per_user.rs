@@ -43,7 +43,7 @@ pub const ENTRY_TTL: Duration = Duration::from_secs(30 * 60);
 /// Most users with a cached token source.
 const CAPACITY: u64 = 50_000;
 
-/// What a request without upstream credentials is told (403 `forbidden`).
+/// What a request without upstream credentials is told (403 `provider_not_connected`).
 pub const NOT_CONNECTED: &str =
     "your account has no upstream credentials for the primary provider: \
      connect your upstream account in the web UI at /_ui/ (Upstream), then retry";
