@@ -164,6 +164,40 @@ async fn recovery_code_signs_in_once(db: TestDb) {
     assert_eq!(status, 200);
 }
 
+/// A recovery code is spent once even when several sign-ins present it at
+/// the same moment (ASVS 2.5.6, 2.8.4): exactly one of them gets in.
+async fn a_recovery_code_raced_signs_in_once(db: TestDb) {
+    let env = FullEnv::start(db, &admin_env()).await;
+    let admin = env.admin().await;
+    let user = env.new_user(&admin, "race@example.com", "User").await;
+    let code = user.recovery_codes[0].clone();
+    let mut pending = Vec::new();
+    for _ in 0..4 {
+        let ui = env.ui();
+        let (_, body) = ui
+            .login("race@example.com", crate::common::USER_PASSWORD_2)
+            .await;
+        let token = body["login_token"].as_str().unwrap().to_owned();
+        pending.push((ui, token));
+    }
+    let answers = futures::future::join_all(
+        pending
+            .iter()
+            .map(|(ui, token)| ui.second_factor(token, &code)),
+    )
+    .await;
+    let statuses: Vec<u16> = answers.iter().map(|(s, _)| *s).collect();
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 200).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert!(
+        statuses.iter().all(|s| *s == 200 || *s == 401),
+        "{statuses:?}"
+    );
+}
+
 /// The pending token lives `pending_login_ttl` (5 minutes by default).
 async fn pending_login_token_expires(db: TestDb) {
     let env = FullEnv::start_tuned(db, &admin_env(), |c| {
@@ -264,6 +298,7 @@ crate::both_stores!(
     totp_login_goes_through_the_pending_token,
     reused_totp_code_is_refused,
     recovery_code_signs_in_once,
+    a_recovery_code_raced_signs_in_once,
     pending_login_token_expires,
     wrong_codes_count_toward_the_lockout,
     lockout_and_its_reset,
