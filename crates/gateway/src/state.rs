@@ -110,7 +110,7 @@ impl AppState {
             UserTokens::new(&config, &http),
             store.clone(),
             Registry::from_config(&config, &http),
-            UserDirect::new(&config),
+            UserDirect::new(&config, &http),
         );
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),

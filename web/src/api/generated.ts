@@ -195,7 +195,7 @@ export type ConnectField = { name: string, label: string, secret: boolean, requi
 /**
  * `GET /_ui/api/providers/{provider}/connect`.
  */
-export type ConnectInfo = { "auth_kind": "device", provider: ProviderId, setup_url: string, } | { "auth_kind": "api_key", provider: ProviderId, fields: Array<ConnectField>, };
+export type ConnectInfo = { "auth_kind": "device", provider: ProviderId, setup_url: string, } | { "auth_kind": "api_key", provider: ProviderId, fields: Array<ConnectField>, } | { "auth_kind": "oauth_pkce", provider: ProviderId, auth_url: string, relay_script_url: string, } | { "auth_kind": "oauth_code_host", provider: ProviderId, auth_url: string | null, device_code_url: string, };
 
 /**
  * Where an account stands.
@@ -267,6 +267,46 @@ export type PoolAddBody = { provider?: ProviderId, label?: string | null, api_ke
  * `PATCH /_ui/api/admin/pool/{id}`.
  */
 export type PoolPatchBody = { enabled?: boolean | null, label?: string | null, priority?: number | null, api_key?: string, base_url?: string | null, };
+
+/**
+ * `GET .../messages_vendor/auth` with `Accept: application/json`.
+ */
+export type MessagesVendorAuth = { auth_url: string, state: string, relay_script_url: string, };
+
+/**
+ * `POST .../relay`.
+ */
+export type RelayBody = { code: string, state: string, };
+
+/**
+ * What `POST .../relay` answers.
+ */
+export type Relayed = { ok: true, provider: ProviderId, account_id: ProviderAccountId, };
+
+/**
+ * `POST /_ui/api/assistant/device-code`.
+ */
+export type AssistantDeviceCode = { device_code: string, user_code: string, verification_uri: string, expires_in: number, interval: number, };
+
+/**
+ * `POST /_ui/api/assistant/device-poll`.
+ */
+export type DevicePollBody = { device_code: string, };
+
+/**
+ * Where a device flow stands.
+ */
+export type DeviceFlowStatus = "pending" | "success" | "expired" | "denied" | "slow_down";
+
+/**
+ * What `device-poll` answers.
+ */
+export type AssistantPoll = { status: DeviceFlowStatus, account_id?: ProviderAccountId, login?: string, };
+
+/**
+ * `GET /_ui/api/assistant/status`.
+ */
+export type AssistantStatus = { connected: boolean, login: string | null, expires_at: string | null, base_url: string | null, };
 
 /**
  * What rows are grouped by.

@@ -10,6 +10,12 @@
 
 export type {
   AddedDomain,
+  AssistantDeviceCode,
+  AssistantPoll,
+  AssistantStatus,
+  ConnectInfo,
+  MessagesVendorAuth,
+  Relayed,
   AdminProviderList,
   AdminProviderSwitch,
   AdminProviderSwitchBody,
@@ -69,15 +75,15 @@ export type ConfigFieldType = ConfigField['type'];
 // ---- PROVISIONAL (not served yet) ----
 
 import type {
-  ConnectInfo as ServedConnectInfo,
+  AssistantPoll,
   PollAnswer as PrimaryPollAnswer,
   ProviderId,
   SystemInfo as ServedSystemInfo,
 } from './generated';
 
-/** A device flow's poll: `primary`'s as served, plus what the other
- * providers' device flows add (per-user providers). */
-export type PollAnswer = PrimaryPollAnswer & { account_id?: string; login?: string };
+/** A device flow's poll, as `primary`'s and the assistant vendor's flows
+ * answer it (the UI's one device-flow component polls both). */
+export type PollAnswer = PrimaryPollAnswer & Omit<AssistantPoll, 'status'>;
 
 /** `/system` as served, plus what the operations work adds (build,
  * replicas, pending restart). */
@@ -86,13 +92,6 @@ export type SystemInfo = ServedSystemInfo & {
   replicas?: { id: string; hostname: string; version: string; last_seen: string }[];
   pending_restart?: string[];
 };
-
-/** How to connect a provider: the served kinds (device, API key) plus the
- * OAuth flows still to come. */
-export type ConnectInfo =
-  | ServedConnectInfo
-  | { provider: ProviderId; auth_kind: 'oauth_pkce'; auth_url: string; relay_script_url: string }
-  | { provider: ProviderId; auth_kind: 'oauth_code_host'; auth_url: string | null; device_code_url: string };
 
 export interface RateLimitInfo {
   provider: ProviderId;
@@ -111,21 +110,6 @@ export interface RateLimitInfo {
 export interface RateLimitList {
   accounts: RateLimitInfo[];
 }
-
-export interface MessagesVendorAuth {
-  auth_url: string;
-  state: string;
-  relay_script_url: string;
-}
-
-export interface AssistantStatus {
-  connected: boolean;
-  login: string | null;
-  expires_at: string | null;
-  base_url: string | null;
-}
-
-
 
 export interface CallableModel {
   id: string;

@@ -145,6 +145,10 @@ pub struct ProviderKeys {
     pub messages_vendor_refresh_token: Option<Secret>,
     pub completions_vendor_api_key: Option<Secret>,
     pub assistant_vendor_github_token: Option<Secret>,
+    /// The gateway's own OAuth app on the code host (the assistant vendor's
+    /// web sign-in in full deployment; interfaces-full.md 2.2).
+    pub assistant_vendor_oauth_client_id: Option<String>,
+    pub assistant_vendor_oauth_client_secret: Option<Secret>,
     /// The `/v1` root of the custom OpenAI-compatible endpoint.
     pub custom_base_url: Option<String>,
     pub custom_api_key: Option<Secret>,
@@ -164,9 +168,22 @@ impl ProviderKeys {
             messages_vendor_refresh_token: secret("MESSAGES_VENDOR_REFRESH_TOKEN"),
             completions_vendor_api_key: secret("COMPLETIONS_VENDOR_API_KEY"),
             assistant_vendor_github_token: secret("ASSISTANT_VENDOR_GITHUB_TOKEN"),
+            assistant_vendor_oauth_client_id: src
+                .get("ASSISTANT_VENDOR_OAUTH_CLIENT_ID")
+                .map(|v| v.trim().to_owned())
+                .filter(|v| !v.is_empty()),
+            assistant_vendor_oauth_client_secret: secret("ASSISTANT_VENDOR_OAUTH_CLIENT_SECRET"),
             custom_base_url,
             custom_api_key: secret("CUSTOM_API_KEY"),
         };
+        if keys.assistant_vendor_oauth_client_id.is_some()
+            != keys.assistant_vendor_oauth_client_secret.is_some()
+        {
+            problems.push(ConfigProblem::new(
+                "ASSISTANT_VENDOR_OAUTH_CLIENT_SECRET",
+                "ASSISTANT_VENDOR_OAUTH_CLIENT_ID and ASSISTANT_VENDOR_OAUTH_CLIENT_SECRET are set together",
+            ));
+        }
         if keys.custom_api_key.is_some() && keys.custom_base_url.is_none() {
             problems.push(ConfigProblem::new(
                 "CUSTOM_BASE_URL",

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::direct::credentials::assistant_token::AssistantSession;
-use super::direct::credentials::oauth::{self, OAuthSession, OAuthSettings};
+use super::direct::credentials::oauth::{OAuthSession, OAuthSettings, TokenHome};
 use super::direct::models;
 use super::direct::{Auth, DirectProvider};
 use super::id::ProviderId;
@@ -63,17 +63,7 @@ impl Registry {
             }
             (None, None, None) => None,
             (None, access, refresh) => {
-                let token_url = up
-                    .messages_vendor_oauth_base_url
-                    .as_ref()
-                    .map(|b| format!("{b}{}", oauth::TOKEN_PATH))
-                    .unwrap_or_else(|| oauth::DEFAULT_TOKEN_URL.to_owned());
-                let settings = OAuthSettings {
-                    token_url,
-                    client_id: oauth::CLIENT_ID.to_owned(),
-                    refresh_ahead: config.tuning.token_refresh_ahead,
-                    timeout,
-                };
+                let settings = OAuthSettings::of(config);
                 let file = TokenFile::new(config.data_dir.join(PROVIDER_TOKENS_FILE));
                 let only_refresh = access.is_none();
                 let mut session = OAuthSession::new(
@@ -81,7 +71,7 @@ impl Registry {
                     settings,
                     access.unwrap_or_default(),
                     refresh,
-                    Some(file),
+                    Some(TokenHome::File(file)),
                 );
                 if only_refresh {
                     // No access token yet: the first request refreshes.

@@ -5,18 +5,25 @@
 //! 2.5); dropped at once when the user's accounts change, on this replica by
 //! the call that changed them and on the others by the store's
 //! `accounts:<user id>` announcement.
+//!
+//! Accounts whose token is renewed (OAuth) or exchanged (the assistant
+//! vendor) keep their session across list rebuilds, one per stored version
+//! of the account: a refresh is single-flight per account, and an exchanged
+//! token is used until it is due, not until the list's five minutes end.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, UNIX_EPOCH};
 
 use moka::future::Cache;
 
+use super::direct::credentials::assistant_token::AssistantSession;
+use super::direct::credentials::oauth::{OAuthSession, OAuthSettings, TokenHome};
 use super::direct::{Auth, DirectProvider};
 use super::id::ProviderId;
 use super::select;
 use crate::config::Config;
 use crate::error::GatewayError;
-use crate::store::ids::UserId;
+use crate::store::ids::{ProviderAccountId, UserId};
 use crate::store::provider_accounts::UsableAccount;
 use crate::store::Store;
 
@@ -24,6 +31,12 @@ use crate::store::Store;
 const TTL: Duration = Duration::from_secs(300);
 /// Users whose lists are kept at once.
 const CAPACITY: u64 = 10_000;
+/// How long an unused token session is kept.
+const SESSION_IDLE: Duration = Duration::from_secs(3600);
+
+/// One stored version of an account: a change (a new token, a refresh
+/// elsewhere) makes a new session.
+type SessionKey = (ProviderAccountId, i64);
 
 /// One user's direct providers, preferred first.
 pub type Providers = Arc<Vec<Arc<DirectProvider>>>;
@@ -35,15 +48,27 @@ struct Bases {
     completions_vendor: String,
 }
 
+/// What builds the token sessions of OAuth and exchanged-token accounts.
+#[derive(Debug, Clone)]
+struct SessionMaker {
+    http: reqwest::Client,
+    oauth: OAuthSettings,
+    assistant_token_url: String,
+    timeout: Duration,
+    /// One session per stored version of an account.
+    sessions: Cache<SessionKey, Auth>,
+}
+
 /// The per-user provider lists.
 #[derive(Debug)]
 pub struct UserDirect {
     cache: Cache<UserId, Providers>,
     bases: Bases,
+    sessions: SessionMaker,
 }
 
 impl UserDirect {
-    pub fn new(config: &Config) -> Self {
+    pub fn new(config: &Config, http: &reqwest::Client) -> Self {
         UserDirect {
             cache: Cache::builder()
                 .max_capacity(CAPACITY)
@@ -52,6 +77,16 @@ impl UserDirect {
             bases: Bases {
                 messages_vendor: config.upstream.messages_vendor_base_url.clone(),
                 completions_vendor: config.upstream.completions_vendor_base_url.clone(),
+            },
+            sessions: SessionMaker {
+                http: http.clone(),
+                oauth: OAuthSettings::of(config),
+                assistant_token_url: config.upstream.assistant_vendor_token_url.clone(),
+                timeout: config.tuning.oidc_timeout,
+                sessions: Cache::builder()
+                    .max_capacity(CAPACITY)
+                    .time_to_idle(SESSION_IDLE)
+                    .build(),
             },
         }
     }
@@ -65,7 +100,11 @@ impl UserDirect {
         let mut usable = accounts.usable(user).await?;
         usable.extend(accounts.usable_pool().await?);
         let order = accounts.order(user).await?;
-        let built: Providers = Arc::new(build(&self.bases, usable, &order));
+        let mut sessions = Vec::with_capacity(usable.len());
+        for account in &usable {
+            sessions.push(self.sessions.session(store, account).await);
+        }
+        let built: Providers = Arc::new(build(&self.bases, usable, sessions, &order));
         self.cache.insert(user, built.clone()).await;
         Ok(built)
     }
@@ -89,6 +128,7 @@ impl UserDirect {
 fn build(
     bases: &Bases,
     accounts: Vec<UsableAccount>,
+    sessions: Vec<Option<Auth>>,
     order: &[String],
 ) -> Vec<Arc<DirectProvider>> {
     let rank = |id: ProviderId| -> (usize, u32) {
@@ -97,19 +137,28 @@ fn build(
     };
     let mut providers: Vec<(usize, Arc<DirectProvider>)> = accounts
         .into_iter()
+        .zip(sessions)
         .enumerate()
-        .filter_map(|(at, usable)| provider_of(bases, usable).map(|p| (at, Arc::new(p))))
+        .filter_map(|(at, (usable, session))| {
+            provider_of(bases, usable, session).map(|p| (at, Arc::new(p)))
+        })
         .collect();
     // Stable: accounts of one provider keep their order (own, then pool).
     providers.sort_by_key(|(at, p)| (rank(p.id), *at));
     providers.into_iter().map(|(_, p)| p).collect()
 }
 
-/// The provider one account reaches, if this build can call it.
-fn provider_of(bases: &Bases, usable: UsableAccount) -> Option<DirectProvider> {
+/// The provider one account reaches (`session`: its token session, for the
+/// kinds that have one), if this build can call it.
+fn provider_of(
+    bases: &Bases,
+    usable: UsableAccount,
+    session: Option<Auth>,
+) -> Option<DirectProvider> {
     let UsableAccount {
         account,
         access_token,
+        ..
     } = usable;
     let id = ProviderId::parse(&account.provider)?;
     let (base, auth) = match (id, account.auth_kind.as_str()) {
@@ -126,6 +175,14 @@ fn provider_of(bases: &Bases, usable: UsableAccount) -> Option<DirectProvider> {
                 .unwrap_or_else(|| bases.messages_vendor.clone()),
             Auth::ApiKey(access_token),
         ),
+        (ProviderId::MessagesVendor, "oauth_pkce") => (
+            account
+                .base_url
+                .unwrap_or_else(|| bases.messages_vendor.clone()),
+            session?,
+        ),
+        // The API base comes with each exchanged token.
+        (ProviderId::AssistantVendor, "oauth_code_host") => (String::new(), session?),
         _ => {
             tracing::debug!(
                 account_id = %account.id,
@@ -137,6 +194,57 @@ fn provider_of(bases: &Bases, usable: UsableAccount) -> Option<DirectProvider> {
         }
     };
     Some(DirectProvider::new(id, base, auth).for_account(account.id))
+}
+
+impl SessionMaker {
+    /// The token session of `usable`, for the kinds that have one: the one
+    /// of its stored version when there is one, else a new one.
+    async fn session(&self, store: &Store, usable: &UsableAccount) -> Option<Auth> {
+        let account = &usable.account;
+        let make = match (account.provider.as_str(), account.auth_kind.as_str()) {
+            ("messages_vendor", "oauth_pkce") => Kind::OAuth,
+            ("assistant_vendor", "oauth_code_host") => Kind::Assistant,
+            _ => return None,
+        };
+        let key = (account.id, account.updated_at);
+        let built = self
+            .sessions
+            .get_with(key, async {
+                match make {
+                    Kind::OAuth => {
+                        let mut session = OAuthSession::new(
+                            self.http.clone(),
+                            self.oauth.clone(),
+                            usable.access_token.clone(),
+                            usable.refresh_token.clone(),
+                            Some(TokenHome::Account {
+                                store: store.clone(),
+                                id: account.id,
+                            }),
+                        );
+                        if let Some(at) = account.expires_at.and_then(|s| u64::try_from(s).ok()) {
+                            session = session.with_expires_at(UNIX_EPOCH + Duration::from_secs(at));
+                        }
+                        Auth::OAuth(Arc::new(session))
+                    }
+                    Kind::Assistant => Auth::Assistant(Arc::new(AssistantSession::new(
+                        self.http.clone(),
+                        self.assistant_token_url.clone(),
+                        usable.access_token.clone(),
+                        self.timeout,
+                    ))),
+                }
+            })
+            .await;
+        Some(built)
+    }
+}
+
+/// The account kinds with a token session.
+#[derive(Clone, Copy)]
+enum Kind {
+    OAuth,
+    Assistant,
 }
 
 #[cfg(test)]
@@ -165,6 +273,7 @@ mod tests {
                 updated_at: 0,
             },
             access_token: Secret::new("k"),
+            refresh_token: None,
         }
     }
 
@@ -186,7 +295,8 @@ mod tests {
             ]
         };
         let ids = |ps: &[Arc<DirectProvider>]| ps.iter().map(|p| p.id).collect::<Vec<_>>();
-        let default = build(&bases(), accounts(), &[]);
+        let none = || vec![None; 4];
+        let default = build(&bases(), accounts(), none(), &[]);
         assert_eq!(
             ids(&default),
             [
@@ -196,7 +306,7 @@ mod tests {
                 ProviderId::Custom
             ]
         );
-        let ordered = build(&bases(), accounts(), &["custom".into()]);
+        let ordered = build(&bases(), accounts(), none(), &["custom".into()]);
         assert_eq!(ordered[0].id, ProviderId::Custom);
         assert_eq!(ordered[1].id, ProviderId::Custom);
         // Within a provider, the accounts keep their priority order.
@@ -206,12 +316,13 @@ mod tests {
     }
 
     #[test]
-    fn a_custom_account_without_a_base_and_unknown_kinds_are_left_out() {
+    fn accounts_without_a_base_or_session_and_unknown_kinds_are_left_out() {
         let mut oauth = usable("assistant_vendor", None);
         oauth.account.auth_kind = "oauth_code_host".into();
         let built = build(
             &bases(),
             vec![usable("custom", None), oauth, usable("nope", None)],
+            vec![None, None, None],
             &[],
         );
         assert!(built.is_empty());

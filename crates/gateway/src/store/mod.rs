@@ -30,9 +30,12 @@ pub mod login_failures;
 pub mod meta;
 pub mod pending_logins;
 pub mod provider_accounts;
+pub mod provider_oauth_pending;
 pub mod provider_switches;
 pub mod recovery_codes;
 pub mod sessions;
+#[cfg(test)]
+pub(crate) mod testing;
 pub mod upstream_credentials;
 pub mod usage;
 pub mod users;
@@ -290,6 +293,10 @@ impl Store {
 
     pub fn provider_accounts(&self) -> provider_accounts::ProviderAccounts<'_> {
         provider_accounts::ProviderAccounts::new(self)
+    }
+
+    pub fn provider_oauth_pending(&self) -> provider_oauth_pending::ProviderOAuthPending<'_> {
+        provider_oauth_pending::ProviderOAuthPending::new(self)
     }
 
     pub fn provider_switches(&self) -> provider_switches::ProviderSwitches<'_> {

@@ -50,6 +50,8 @@ pub struct ProviderAccount {
 pub struct UsableAccount {
     pub account: ProviderAccount,
     pub access_token: Secret,
+    /// OAuth accounts: what renews the access token.
+    pub refresh_token: Option<Secret>,
 }
 
 /// A new account to store.
@@ -95,6 +97,15 @@ pub fn accounts_payload(user: UserId) -> String {
     format!("accounts:{user}")
 }
 
+/// The announcement of a change of an account of `(user, pool)`.
+fn owner_payload((user, pool): (UserId, bool)) -> String {
+    if pool {
+        POOL_PAYLOAD.to_owned()
+    } else {
+        accounts_payload(user)
+    }
+}
+
 /// The provider-account repository.
 pub struct ProviderAccounts<'a> {
     store: &'a Store,
@@ -106,6 +117,7 @@ struct SealedRow {
     #[sqlx(flatten)]
     account: ProviderAccount,
     access_token: String,
+    refresh_token: Option<String>,
 }
 
 impl<'a> ProviderAccounts<'a> {
@@ -247,7 +259,7 @@ impl<'a> ProviderAccounts<'a> {
     /// priority (what requests choose from).
     pub async fn usable(&self, user: UserId) -> Result<Vec<UsableAccount>, StoreError> {
         let sql = format!(
-            "SELECT {COLUMNS}, access_token FROM user_provider_tokens \
+            "SELECT {COLUMNS}, access_token, refresh_token FROM user_provider_tokens \
              WHERE user_id = $1 AND pool = $2 AND enabled = $3 \
              ORDER BY priority, created_at, id"
         );
@@ -303,11 +315,7 @@ impl<'a> ProviderAccounts<'a> {
             .access_token
             .map(|t| self.store.cipher().encrypt_secret(&t, &access_context(id)))
             .transpose()?;
-        let payload = if account.pool {
-            POOL_PAYLOAD.to_owned()
-        } else {
-            accounts_payload(account.user_id)
-        };
+        let payload = owner_payload((account.user_id, account.pool));
         let done = with_pool!(self.store, p => write_tx!(p, tx => {
             let done = sqlx::query(
                 "UPDATE user_provider_tokens SET label = $1, priority = $2, base_url = $3, \
@@ -374,16 +382,84 @@ impl<'a> ProviderAccounts<'a> {
         .transpose()
     }
 
-    /// Decrypt the access tokens of `rows`.
+    /// Keep the tokens an OAuth refresh gave account `id` (the vendor
+    /// rotates refresh tokens: the old one no longer works), clearing its
+    /// error; announced like every change of the account. `false` when the
+    /// account went meanwhile.
+    pub async fn store_tokens(
+        &self,
+        id: ProviderAccountId,
+        access: &Secret,
+        refresh: Option<&Secret>,
+        expires_at: Option<i64>,
+    ) -> Result<bool, StoreError> {
+        let cipher = self.store.cipher();
+        let access = cipher.encrypt_secret(access, &access_context(id))?;
+        let refresh = refresh
+            .map(|r| cipher.encrypt_secret(r, &refresh_context(id)))
+            .transpose()?;
+        let at = now();
+        Ok(with_pool!(self.store, p => write_tx!(p, tx => {
+            let owner: Option<(UserId, bool)> = sqlx::query_as(
+                "UPDATE user_provider_tokens SET access_token = $1, \
+                 refresh_token = COALESCE($2, refresh_token), expires_at = $3, \
+                 last_error = NULL, updated_at = $4 WHERE id = $5 RETURNING user_id, pool",
+            )
+            .bind(&access)
+            .bind(&refresh)
+            .bind(expires_at)
+            .bind(at)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(owner) = owner {
+                tx.announce(&owner_payload(owner)).await?;
+            }
+            Ok(owner.is_some())
+        })))
+    }
+
+    /// Record why account `id` stopped working (shown as its `last_error`,
+    /// status `error`) until it is changed or works again.
+    pub async fn record_error(
+        &self,
+        id: ProviderAccountId,
+        error: &str,
+    ) -> Result<bool, StoreError> {
+        let error: String = error.chars().take(500).collect();
+        let at = now();
+        Ok(with_pool!(self.store, p => write_tx!(p, tx => {
+            let owner: Option<(UserId, bool)> = sqlx::query_as(
+                "UPDATE user_provider_tokens SET last_error = $1, updated_at = $2 \
+                 WHERE id = $3 RETURNING user_id, pool",
+            )
+            .bind(&error)
+            .bind(at)
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            if let Some(owner) = owner {
+                tx.announce(&owner_payload(owner)).await?;
+            }
+            Ok(owner.is_some())
+        })))
+    }
+
+    /// Decrypt the tokens of `rows`.
     fn unseal(&self, rows: Vec<SealedRow>) -> Result<Vec<UsableAccount>, StoreError> {
         let cipher = self.store.cipher();
         rows.into_iter()
             .map(|row| {
-                let access_token =
-                    cipher.decrypt_secret(&row.access_token, &access_context(row.account.id))?;
+                let id = row.account.id;
+                let access_token = cipher.decrypt_secret(&row.access_token, &access_context(id))?;
+                let refresh_token = row
+                    .refresh_token
+                    .map(|sealed| cipher.decrypt_secret(&sealed, &refresh_context(id)))
+                    .transpose()?;
                 Ok(UsableAccount {
                     account: row.account,
                     access_token,
+                    refresh_token,
                 })
             })
             .collect()
@@ -416,7 +492,7 @@ impl<'a> ProviderAccounts<'a> {
     /// The enabled pool accounts with their access tokens, by priority.
     pub async fn usable_pool(&self) -> Result<Vec<UsableAccount>, StoreError> {
         let sql = format!(
-            "SELECT {COLUMNS}, access_token FROM user_provider_tokens \
+            "SELECT {COLUMNS}, access_token, refresh_token FROM user_provider_tokens \
              WHERE pool = $1 AND enabled = $2 ORDER BY priority, created_at, id"
         );
         let rows: Vec<SealedRow> = with_pool!(self.store, p => {

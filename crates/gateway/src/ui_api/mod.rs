@@ -16,6 +16,7 @@
 //! | [`keys`] | `/keys`, `/keys/{id}` (own API keys) |
 //! | [`upstream`] | `/upstream/status`, `/upstream/setup`, `/upstream/poll`, `/upstream/token` (own upstream credentials) |
 //! | [`providers`] | `/providers/registry`, `/providers/status`, `/providers/priority`, `/providers/{provider}`, `/providers/{provider}/connect`, `/providers/{provider}/accounts[/{id}]` (own provider accounts) |
+//! | [`provider_signin`] | `/providers/{provider}/auth`, `/providers/{provider}/relay-script`, `/providers/{provider}/relay` (public), `/providers/assistant_vendor/callback`, `/assistant/device-code`, `/assistant/device-poll`, `/assistant/status`, `/assistant/disconnect` (OAuth sign-ins) |
 //! | [`usage`] | `/usage` (own), `/admin/usage`, `/admin/usage/users` (Admin) |
 //!
 //! SSO (`/auth/google*`) and configuration (`/config*`) routes are merged in
@@ -33,6 +34,7 @@ pub(crate) mod extract;
 pub(crate) mod json;
 pub(crate) mod keys;
 pub(crate) mod login;
+pub(crate) mod provider_signin;
 pub(crate) mod providers;
 pub(crate) mod reply;
 pub(crate) mod session;
@@ -91,6 +93,32 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
         )
         .route("/providers/{provider}", delete(providers::remove))
         .route("/providers/{provider}/connect", get(providers::connect))
+        .route("/providers/{provider}/auth", get(provider_signin::auth))
+        .route(
+            "/providers/{provider}/relay-script",
+            get(provider_signin::relay::script),
+        )
+        .route(
+            "/providers/{provider}/relay",
+            post(provider_signin::relay::relay),
+        )
+        .route(
+            "/providers/assistant_vendor/callback",
+            get(provider_signin::code_host::callback),
+        )
+        .route(
+            "/assistant/device-code",
+            post(provider_signin::code_host::device_code),
+        )
+        .route(
+            "/assistant/device-poll",
+            post(provider_signin::code_host::device_poll),
+        )
+        .route("/assistant/status", get(provider_signin::code_host::status))
+        .route(
+            "/assistant/disconnect",
+            delete(provider_signin::code_host::disconnect),
+        )
         .route(
             "/providers/{provider}/accounts",
             get(providers::accounts).post(providers::add_account),

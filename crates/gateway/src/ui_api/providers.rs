@@ -34,8 +34,10 @@ use serde::{Deserialize, Serialize};
 
 use super::extract::{Admin, SessionUser};
 use super::json::UiJson;
+use super::provider_signin::code_host::web_flow_configured;
 use crate::config::Secret;
 use crate::error::GatewayError;
+use crate::providers::cooldowns::Cooldowns;
 use crate::providers::direct::{models, Auth, DirectProvider};
 use crate::providers::id::ProviderId;
 use crate::state::AppState;
@@ -124,6 +126,19 @@ pub(crate) enum ConnectInfo {
         provider: ProviderId,
         fields: Vec<ConnectField>,
     },
+    /// `auth_url` starts the sign-in; its JSON answer names the script.
+    OauthPkce {
+        provider: ProviderId,
+        auth_url: &'static str,
+        relay_script_url: &'static str,
+    },
+    /// `auth_url` (the web flow) is null when the gateway has no OAuth app
+    /// on the code host; the device flow always works.
+    OauthCodeHost {
+        provider: ProviderId,
+        auth_url: Option<&'static str>,
+        device_code_url: &'static str,
+    },
 }
 
 /// Where an account stands.
@@ -133,10 +148,6 @@ pub(crate) enum ConnectInfo {
 pub(crate) enum AccountStatus {
     Active,
     Expired,
-    #[expect(
-        dead_code,
-        reason = "a 429's cooldown (interfaces-full.md 2, selection step 3) is not tracked yet"
-    )]
     Cooldown,
     Error,
 }
@@ -202,6 +213,27 @@ impl From<ProviderAccount> for AccountView {
             },
             enabled: a.enabled,
         }
+    }
+}
+
+impl AccountView {
+    /// The account as this replica sees it: resting after a 429 until the
+    /// time `cooldowns` says.
+    fn seen_by(a: ProviderAccount, cooldowns: &Cooldowns) -> Self {
+        let resting = cooldowns.resting_until(a.id);
+        let mut view = AccountView::from(a);
+        if let Some(until) = resting {
+            let left = until.saturating_duration_since(std::time::Instant::now());
+            let at = std::time::SystemTime::now() + left;
+            let secs = at
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs());
+            view.cooldown_until = Some(rfc3339(i64::try_from(secs).unwrap_or(i64::MAX)));
+            if view.status == AccountStatus::Active {
+                view.status = AccountStatus::Cooldown;
+            }
+        }
+        view
     }
 }
 
@@ -495,6 +527,7 @@ pub(crate) async fn status(
 
 /// `GET /_ui/api/providers/{provider}/connect`.
 pub(crate) async fn connect(
+    State(app): State<AppState>,
     _who: SessionUser,
     Path(raw): Path<String>,
 ) -> Result<Json<ConnectInfo>, GatewayError> {
@@ -525,15 +558,22 @@ pub(crate) async fn connect(
                 },
             ],
         },
-        ProviderId::CompletionsVendor | ProviderId::MessagesVendor => ConnectInfo::ApiKey {
+        ProviderId::CompletionsVendor => ConnectInfo::ApiKey {
             provider: id,
             fields: vec![api_key],
         },
-        ProviderId::AssistantVendor => {
-            return Err(GatewayError::validation(
-                "connecting assistant_vendor from the console is not available yet",
-            ))
-        }
+        // An API key works too (POST .../accounts); the console offers the sign-in.
+        ProviderId::MessagesVendor => ConnectInfo::OauthPkce {
+            provider: id,
+            auth_url: "/_ui/api/providers/messages_vendor/auth",
+            relay_script_url: "/_ui/api/providers/messages_vendor/relay-script",
+        },
+        ProviderId::AssistantVendor => ConnectInfo::OauthCodeHost {
+            provider: id,
+            auth_url: web_flow_configured(&app)
+                .then_some("/_ui/api/providers/assistant_vendor/auth"),
+            device_code_url: "/_ui/api/assistant/device-code",
+        },
     }))
 }
 
@@ -550,7 +590,10 @@ pub(crate) async fn accounts(
         .list_for_user(who.user.id, Some(id.as_str()))
         .await?;
     Ok(Json(AccountList {
-        accounts: list.into_iter().map(AccountView::from).collect(),
+        accounts: list
+            .into_iter()
+            .map(|a| AccountView::seen_by(a, app.accounts().cooldowns()))
+            .collect(),
     }))
 }
 
@@ -769,7 +812,10 @@ pub(crate) async fn pool(
 ) -> Result<Json<AccountList>, GatewayError> {
     let list = app.store()?.provider_accounts().list_pool().await?;
     Ok(Json(AccountList {
-        accounts: list.into_iter().map(AccountView::from).collect(),
+        accounts: list
+            .into_iter()
+            .map(|a| AccountView::seen_by(a, app.accounts().cooldowns()))
+            .collect(),
     }))
 }
 

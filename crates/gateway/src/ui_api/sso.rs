@@ -24,13 +24,14 @@
 //! to another account.
 
 use axum::extract::{RawQuery, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::Response;
 use axum::routing::get;
 use axum::{Extension, Router};
 
 use super::cookies::read_cookie;
 use super::extract::SessionUser;
+use super::reply::redirect;
 use super::session::establish;
 use crate::error::GatewayError;
 use crate::sso::redirect::{callback_uri, public_base};
@@ -241,26 +242,6 @@ fn parse_callback(query: &str) -> Callback {
     cb
 }
 
-/// 302 to `location`, never cached.
-fn redirect(location: &str) -> Response {
-    let mut response = StatusCode::FOUND.into_response();
-    let headers = response.headers_mut();
-    match HeaderValue::from_str(location) {
-        Ok(v) => {
-            headers.insert(header::LOCATION, v);
-        }
-        Err(_) => {
-            headers.insert(header::LOCATION, HeaderValue::from_static("/_ui/login"));
-        }
-    }
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert(
-        header::REFERRER_POLICY,
-        HeaderValue::from_static("no-referrer"),
-    );
-    response
-}
-
 /// Log the failure and send the browser to the login page with its code.
 fn failure(public_url: Option<&str>, e: &SsoError) -> Response {
     match e {
@@ -290,6 +271,7 @@ fn flow_cookie(app: &AppState, value: &str, max_age: i64) -> Option<HeaderValue>
 #[cfg(test)]
 mod tests {
     use super::*;
+    use axum::http::StatusCode;
 
     #[test]
     fn callback_query_is_read_leniently() {

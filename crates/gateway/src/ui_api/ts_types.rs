@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use ts_rs::{Config, TS};
 
 use super::{
-    account, config, domains, keys, login, providers, reply, status, two_factor, upstream, usage,
-    users,
+    account, config, domains, keys, login, provider_signin, providers, reply, status, two_factor,
+    upstream, usage, users,
 };
 use crate::config::Reload;
 use crate::error::{ErrorBody, ErrorDetail};
@@ -104,6 +104,15 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<providers::SwitchBody>(cfg),
         declare::<providers::PoolAddBody>(cfg),
         declare::<providers::PoolPatchBody>(cfg),
+        // OAuth sign-ins of providers
+        declare::<provider_signin::relay::MessagesVendorAuth>(cfg),
+        declare::<provider_signin::relay::RelayBody>(cfg),
+        declare::<provider_signin::relay::Relayed>(cfg),
+        declare::<provider_signin::code_host::AssistantDeviceCode>(cfg),
+        declare::<provider_signin::code_host::DevicePollBody>(cfg),
+        declare::<provider_signin::code_host::DeviceFlowStatus>(cfg),
+        declare::<provider_signin::code_host::AssistantPoll>(cfg),
+        declare::<provider_signin::code_host::AssistantStatus>(cfg),
         // Usage
         declare::<GroupBy>(cfg),
         declare::<usage::UsageFigures>(cfg),

@@ -19,6 +19,7 @@ mod keys_lifecycle;
 mod keys_support;
 mod log_secrets;
 mod profiles;
+mod provider_signins;
 mod providers_per_user;
 mod relay_auth;
 mod relay_errors;

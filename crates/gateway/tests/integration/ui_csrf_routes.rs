@@ -14,8 +14,14 @@ use serde_json::{json, Value};
 use crate::common::{admin_env, FullEnv, TestDb};
 
 /// The mutating calls that need no session, and so no CSRF token (spec
-/// 4.3): the sign-in steps and first-admin setup.
-const PUBLIC: [&str; 3] = ["/auth/login", "/auth/login/2fa", "/setup"];
+/// 4.3): the sign-in steps, first-admin setup, and the provider OAuth relay
+/// (interfaces-full.md 2.1: its single-use `state` is the credential).
+const PUBLIC: [&str; 4] = [
+    "/auth/login",
+    "/auth/login/2fa",
+    "/providers/{provider}/relay",
+    "/setup",
+];
 
 /// `(method, path below /_ui/api)` of every POST, PUT, PATCH and DELETE
 /// route that `src/ui_api/` declares with `.route(path, handlers)`.

@@ -32,7 +32,7 @@ pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 pub const OAUTH_BETA: &str = "oauth-2025-04-20";
 
 /// How a provider authenticates.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 pub enum Auth {
     /// `x-api-key` (messages vendor).
     ApiKey(Secret),

@@ -9,11 +9,14 @@
 //!   way wait for it and take its result, so 50 concurrent requests with an
 //!   expiring token cause one refresh. The `generation` counter tells a waiter
 //!   that the token it would refresh has been replaced already.
-//! - The vendor rotates refresh tokens, so the latest pair is kept in
-//!   `$DATA_DIR/provider_tokens.json` (atomic, 0600) under `messages_vendor`,
-//!   tagged with a hash of the configured refresh token: after a restart the
-//!   stored pair is used while the configuration still names the same
-//!   original token, and ignored once the operator configures a new one.
+//! - The vendor rotates refresh tokens, so the latest pair is kept
+//!   ([`TokenHome`]): a user's account row in full deployment (encrypted,
+//!   announced to the other replicas, which then build their sessions from
+//!   it); in proxy mode `$DATA_DIR/provider_tokens.json` (atomic, 0600)
+//!   under `messages_vendor`, tagged with a hash of the configured refresh
+//!   token: after a restart the stored pair is used while the configuration
+//!   still names the same original token, and ignored once the operator
+//!   configures a new one.
 //! - The expiry of the configured access token is unknown; it is used until
 //!   the vendor rejects it or the first refresh tells the real expiry.
 
@@ -28,6 +31,8 @@ use sha2::{Digest, Sha256};
 use crate::config::Secret;
 use crate::error::GatewayError;
 use crate::providers::primary::credentials::TokenFile;
+use crate::store::ids::ProviderAccountId;
+use crate::store::Store;
 
 /// Public client id of the vendor's command-line client (protocol doc 5.3).
 pub const CLIENT_ID: &str = "9d1c250a-e61b-44d9-88ed-5944d1962f5e";
@@ -64,12 +69,41 @@ struct State {
     loaded: bool,
 }
 
+/// Where a session keeps the pair a refresh gave it.
+#[derive(Debug)]
+pub enum TokenHome {
+    /// Proxy mode: the token file, tied to the configured refresh token.
+    File(TokenFile),
+    /// Full deployment: the row of a user's (or the pool's) account.
+    Account { store: Store, id: ProviderAccountId },
+}
+
+impl OAuthSettings {
+    /// The settings of this deployment: the token endpoint under
+    /// `MESSAGES_VENDOR_OAUTH_BASE_URL` (the vendor's own when unset).
+    pub fn of(config: &crate::config::Config) -> Self {
+        OAuthSettings {
+            token_url: token_url(config.upstream.messages_vendor_oauth_base_url.as_deref()),
+            client_id: CLIENT_ID.to_owned(),
+            refresh_ahead: config.tuning.token_refresh_ahead,
+            timeout: config.tuning.oidc_timeout,
+        }
+    }
+}
+
+/// The token endpoint under an OAuth base (the vendor's own for `None`).
+pub fn token_url(oauth_base: Option<&str>) -> String {
+    oauth_base
+        .map(|b| format!("{b}{TOKEN_PATH}"))
+        .unwrap_or_else(|| DEFAULT_TOKEN_URL.to_owned())
+}
+
 /// The OAuth credentials of one account.
 #[derive(Debug)]
 pub struct OAuthSession {
     http: reqwest::Client,
     settings: OAuthSettings,
-    file: Option<TokenFile>,
+    home: Option<TokenHome>,
     /// SHA-256 (hex) of the configured refresh token: ties the stored pair to it.
     seed: String,
     state: Mutex<State>,
@@ -93,23 +127,26 @@ struct Grant {
 }
 
 impl OAuthSession {
-    /// A session starting from the configured tokens; `file` keeps rotated pairs.
+    /// A session starting from the configured (or stored) tokens; `home`
+    /// keeps rotated pairs.
     pub fn new(
         http: reqwest::Client,
         settings: OAuthSettings,
         access: Secret,
         refresh: Option<Secret>,
-        file: Option<TokenFile>,
+        home: Option<TokenHome>,
     ) -> Self {
         let seed = refresh
             .as_ref()
             .map(|r| hex_sha256(r.expose()))
             .unwrap_or_default();
         let margin = settings.refresh_ahead;
+        // Only the token file holds something newer than what was given.
+        let loaded = !matches!(home, Some(TokenHome::File(_)));
         OAuthSession {
             http,
             settings,
-            file: file.filter(|_| refresh.is_some()),
+            home: home.filter(|_| refresh.is_some()),
             seed,
             state: Mutex::new(State {
                 access,
@@ -117,7 +154,7 @@ impl OAuthSession {
                 expires_at: None,
                 margin,
                 generation: 0,
-                loaded: false,
+                loaded,
             }),
             refresh_lock: tokio::sync::Mutex::new(()),
         }
@@ -183,8 +220,10 @@ impl OAuthSession {
         if !self.can_refresh() {
             return Err(GatewayError::upstream(
                 StatusCode::UNAUTHORIZED,
-                "messages_vendor rejected the OAuth token and no refresh token is configured \
-                 (set MESSAGES_VENDOR_REFRESH_TOKEN)",
+                format!(
+                    "messages_vendor rejected the OAuth token and there is no refresh token; {}",
+                    self.renew_hint()
+                ),
             ));
         }
         let _flight = self.refresh_lock.lock().await;
@@ -198,20 +237,30 @@ impl OAuthSession {
         bearer_of(&self.state())
     }
 
+    /// What the person who can fix a dead token should do.
+    fn renew_hint(&self) -> &'static str {
+        match self.home {
+            Some(TokenHome::Account { .. }) => {
+                "connect messages_vendor again (GET /_ui/api/providers/messages_vendor/auth)"
+            }
+            _ => "configure a new MESSAGES_VENDOR_OAUTH_TOKEN and MESSAGES_VENDOR_REFRESH_TOKEN",
+        }
+    }
+
     /// Read the stored pair once (under the refresh lock).
     async fn load_stored(&self) {
         if self.state().loaded {
             return;
         }
-        let stored = match &self.file {
-            Some(file) => match file.read_object().await {
+        let stored = match &self.home {
+            Some(TokenHome::File(file)) => match file.read_object().await {
                 Ok(obj) => obj.and_then(|mut o| o.remove(FILE_KEY)),
                 Err(e) => {
                     tracing::warn!("reading stored messages_vendor tokens: {e}");
                     None
                 }
             },
-            None => None,
+            _ => None,
         };
         let mut s = self.state();
         s.loaded = true;
@@ -277,13 +326,18 @@ impl OAuthSession {
             } else {
                 StatusCode::BAD_GATEWAY
             };
-            return Err(GatewayError::upstream(
-                status,
-                format!(
-                    "messages_vendor OAuth refresh was refused ({message}); \
-                     configure a new MESSAGES_VENDOR_OAUTH_TOKEN and MESSAGES_VENDOR_REFRESH_TOKEN"
-                ),
-            ));
+            let text = format!(
+                "messages_vendor OAuth refresh was refused ({message}); {}",
+                self.renew_hint()
+            );
+            if let Some(TokenHome::Account { store, id }) = &self.home {
+                if status == StatusCode::UNAUTHORIZED {
+                    if let Err(e) = store.provider_accounts().record_error(*id, &text).await {
+                        tracing::warn!(account_id = %id, "recording a refused refresh: {e}");
+                    }
+                }
+            }
+            return Err(GatewayError::upstream(status, text));
         }
         let grant: Grant = serde_json::from_slice(&bytes).map_err(|e| {
             GatewayError::upstream(
@@ -302,16 +356,12 @@ impl OAuthSession {
             s.expires_at = Some(expires_at);
             s.margin = margin_for(self.settings.refresh_ahead, expires_in);
             s.generation += 1;
-            let unix = expires_at
-                .duration_since(UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            let stored = json!({
-                "seed": self.seed,
-                "access_token": s.access.expose(),
-                "refresh_token": s.refresh.as_ref().map(Secret::expose),
-                "expires_at": unix,
-                "margin_secs": s.margin.as_secs(),
-            });
+            let stored = Stored {
+                access: s.access.clone(),
+                refresh: s.refresh.clone(),
+                expires_at: unix_secs(expires_at),
+                margin_secs: s.margin.as_secs(),
+            };
             (s.generation, stored)
         };
         tracing::info!(
@@ -319,18 +369,57 @@ impl OAuthSession {
             expires_in,
             "messages_vendor OAuth token refreshed"
         );
-        if let Some(file) = &self.file {
-            let result = file
-                .update(move |obj| {
-                    obj.insert(FILE_KEY.to_owned(), stored);
-                })
-                .await;
-            if let Err(e) = result {
-                tracing::warn!("could not store the rotated messages_vendor tokens: {e}");
-            }
-        }
+        self.keep(stored).await;
         Ok(())
     }
+
+    /// Keep a refreshed pair where this session's tokens live.
+    async fn keep(&self, stored: Stored) {
+        let result = match &self.home {
+            None => return,
+            Some(TokenHome::File(file)) => {
+                let entry = json!({
+                    "seed": self.seed,
+                    "access_token": stored.access.expose(),
+                    "refresh_token": stored.refresh.as_ref().map(Secret::expose),
+                    "expires_at": stored.expires_at,
+                    "margin_secs": stored.margin_secs,
+                });
+                file.update(move |obj| {
+                    obj.insert(FILE_KEY.to_owned(), entry);
+                })
+                .await
+                .map_err(|e| e.to_string())
+            }
+            Some(TokenHome::Account { store, id }) => store
+                .provider_accounts()
+                .store_tokens(
+                    *id,
+                    &stored.access,
+                    stored.refresh.as_ref(),
+                    i64::try_from(stored.expires_at).ok(),
+                )
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string()),
+        };
+        if let Err(e) = result {
+            tracing::warn!("could not store the rotated messages_vendor tokens: {e}");
+        }
+    }
+}
+
+/// A refreshed pair, to keep.
+struct Stored {
+    access: Secret,
+    refresh: Option<Secret>,
+    /// Unix seconds.
+    expires_at: u64,
+    margin_secs: u64,
+}
+
+fn unix_secs(at: SystemTime) -> u64 {
+    at.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 fn needs_refresh(s: &State, now: SystemTime) -> bool {

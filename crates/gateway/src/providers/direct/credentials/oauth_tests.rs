@@ -132,7 +132,7 @@ async fn rotated_tokens_survive_a_restart_for_the_same_configured_token() {
             settings(url.clone()),
             Secret::new("at-0"),
             Some(Secret::new(refresh)),
-            Some(file.clone()),
+            Some(TokenHome::File(file.clone())),
         )
     };
     let first = make("rt-0");
