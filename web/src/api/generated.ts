@@ -269,6 +269,16 @@ export type PoolAddBody = { provider?: ProviderId, label?: string | null, api_ke
 export type PoolPatchBody = { enabled?: boolean | null, label?: string | null, priority?: number | null, api_key?: string, base_url?: string | null, };
 
 /**
+ * One account's windows.
+ */
+export type RateLimitInfo = { provider: ProviderId, account_id: ProviderAccountId, source: AccountSource, limit_requests: number | null, remaining_requests: number | null, reset_requests_at: string | null, limit_tokens: number | null, remaining_tokens: number | null, reset_tokens_at: string | null, cooldown_until: string | null, recent_429: number, };
+
+/**
+ * `GET /_ui/api/providers/rate-limits`.
+ */
+export type RateLimitList = { accounts: Array<RateLimitInfo>, };
+
+/**
  * `GET .../messages_vendor/auth` with `Accept: application/json`.
  */
 export type MessagesVendorAuth = { auth_url: string, state: string, relay_script_url: string, };

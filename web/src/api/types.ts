@@ -49,6 +49,8 @@ export type {
   ProviderRegistry,
   ProviderState,
   ProviderStatusList,
+  RateLimitInfo,
+  RateLimitList,
   RegistryProvider,
   PollStatus,
   Reload,
@@ -92,24 +94,6 @@ export type SystemInfo = ServedSystemInfo & {
   replicas?: { id: string; hostname: string; version: string; last_seen: string }[];
   pending_restart?: string[];
 };
-
-export interface RateLimitInfo {
-  provider: ProviderId;
-  account_id: string;
-  source: 'user' | 'pool';
-  limit_requests: number | null;
-  remaining_requests: number | null;
-  reset_requests_at: string | null;
-  limit_tokens: number | null;
-  remaining_tokens: number | null;
-  reset_tokens_at: string | null;
-  cooldown_until: string | null;
-  recent_429: number | null;
-}
-
-export interface RateLimitList {
-  accounts: RateLimitInfo[];
-}
 
 export interface CallableModel {
   id: string;

@@ -107,6 +107,11 @@ impl Accounts {
         &self.cooldowns
     }
 
+    /// What the accounts' rate-limit headers said (this replica).
+    pub fn rate_limits(&self) -> &super::rate_limits::RateLimits {
+        self.user_direct.rate_limits()
+    }
+
     /// The administrator's provider switches.
     pub fn switches(&self) -> &Switches {
         &self.switches

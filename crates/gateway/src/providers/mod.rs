@@ -27,6 +27,7 @@ pub mod cooldowns;
 pub mod direct;
 pub mod id;
 pub mod primary;
+pub mod rate_limits;
 pub mod registry;
 pub mod select;
 pub mod switches;

@@ -20,6 +20,7 @@ use super::direct::credentials::assistant_token::AssistantSession;
 use super::direct::credentials::oauth::{OAuthSession, OAuthSettings, TokenHome};
 use super::direct::{Auth, DirectProvider};
 use super::id::ProviderId;
+use super::rate_limits::RateLimits;
 use super::select;
 use crate::config::Config;
 use crate::error::GatewayError;
@@ -48,6 +49,13 @@ struct Bases {
     completions_vendor: String,
 }
 
+/// What every provider built for an account shares.
+#[derive(Debug, Clone)]
+struct Shared<'a> {
+    bases: &'a Bases,
+    limits: &'a Arc<RateLimits>,
+}
+
 /// What builds the token sessions of OAuth and exchanged-token accounts.
 #[derive(Debug, Clone)]
 struct SessionMaker {
@@ -65,6 +73,8 @@ pub struct UserDirect {
     cache: Cache<UserId, Providers>,
     bases: Bases,
     sessions: SessionMaker,
+    /// What every account's rate-limit headers said.
+    limits: Arc<RateLimits>,
 }
 
 impl UserDirect {
@@ -88,7 +98,13 @@ impl UserDirect {
                     .time_to_idle(SESSION_IDLE)
                     .build(),
             },
+            limits: Arc::default(),
         }
+    }
+
+    /// What the accounts' rate-limit headers said (this replica).
+    pub fn rate_limits(&self) -> &RateLimits {
+        &self.limits
     }
 
     /// The direct providers `user` can use now, preferred first.
@@ -104,7 +120,11 @@ impl UserDirect {
         for account in &usable {
             sessions.push(self.sessions.session(store, account).await);
         }
-        let built: Providers = Arc::new(build(&self.bases, usable, sessions, &order));
+        let shared = Shared {
+            bases: &self.bases,
+            limits: &self.limits,
+        };
+        let built: Providers = Arc::new(build(&shared, usable, sessions, &order));
         self.cache.insert(user, built.clone()).await;
         Ok(built)
     }
@@ -126,7 +146,7 @@ impl UserDirect {
 /// accounts come before the pool's. Accounts this build cannot call yet are
 /// left out.
 fn build(
-    bases: &Bases,
+    shared: &Shared<'_>,
     accounts: Vec<UsableAccount>,
     sessions: Vec<Option<Auth>>,
     order: &[String],
@@ -140,7 +160,7 @@ fn build(
         .zip(sessions)
         .enumerate()
         .filter_map(|(at, (usable, session))| {
-            provider_of(bases, usable, session).map(|p| (at, Arc::new(p)))
+            provider_of(shared, usable, session).map(|p| (at, Arc::new(p)))
         })
         .collect();
     // Stable: accounts of one provider keep their order (own, then pool).
@@ -151,10 +171,11 @@ fn build(
 /// The provider one account reaches (`session`: its token session, for the
 /// kinds that have one), if this build can call it.
 fn provider_of(
-    bases: &Bases,
+    shared: &Shared<'_>,
     usable: UsableAccount,
     session: Option<Auth>,
 ) -> Option<DirectProvider> {
+    let bases = shared.bases;
     let UsableAccount {
         account,
         access_token,
@@ -193,7 +214,7 @@ fn provider_of(
             return None;
         }
     };
-    Some(DirectProvider::new(id, base, auth).for_account(account.id))
+    Some(DirectProvider::new(id, base, auth).for_account(account.id, shared.limits.clone()))
 }
 
 impl SessionMaker {
@@ -284,6 +305,21 @@ mod tests {
         }
     }
 
+    fn build_with(accounts: Vec<UsableAccount>, order: &[String]) -> Vec<Arc<DirectProvider>> {
+        let bases = bases();
+        let limits = Arc::default();
+        let sessions = vec![None; accounts.len()];
+        build(
+            &Shared {
+                bases: &bases,
+                limits: &limits,
+            },
+            accounts,
+            sessions,
+            order,
+        )
+    }
+
     #[test]
     fn the_users_order_comes_first_then_the_registry_order() {
         let accounts = || {
@@ -295,8 +331,7 @@ mod tests {
             ]
         };
         let ids = |ps: &[Arc<DirectProvider>]| ps.iter().map(|p| p.id).collect::<Vec<_>>();
-        let none = || vec![None; 4];
-        let default = build(&bases(), accounts(), none(), &[]);
+        let default = build_with(accounts(), &[]);
         assert_eq!(
             ids(&default),
             [
@@ -306,7 +341,7 @@ mod tests {
                 ProviderId::Custom
             ]
         );
-        let ordered = build(&bases(), accounts(), none(), &["custom".into()]);
+        let ordered = build_with(accounts(), &["custom".into()]);
         assert_eq!(ordered[0].id, ProviderId::Custom);
         assert_eq!(ordered[1].id, ProviderId::Custom);
         // Within a provider, the accounts keep their priority order.
@@ -319,10 +354,8 @@ mod tests {
     fn accounts_without_a_base_or_session_and_unknown_kinds_are_left_out() {
         let mut oauth = usable("assistant_vendor", None);
         oauth.account.auth_kind = "oauth_code_host".into();
-        let built = build(
-            &bases(),
+        let built = build_with(
             vec![usable("custom", None), oauth, usable("nope", None)],
-            vec![None, None, None],
             &[],
         );
         assert!(built.is_empty());

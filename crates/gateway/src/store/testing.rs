@@ -9,7 +9,8 @@ use crate::crypto::cipher::EncryptionKey;
 
 /// A migrated, empty store.
 pub(crate) async fn memory_store() -> Store {
-    let dir = std::env::temp_dir().join(format!("gateway-unit-{}", crate::crypto::random::token(12)));
+    let dir =
+        std::env::temp_dir().join(format!("gateway-unit-{}", crate::crypto::random::token(12)));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let url = format!("sqlite://{}/test.db", dir.display());
     Store::connect(&url, &EncryptionKey::generate())

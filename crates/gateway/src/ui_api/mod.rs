@@ -15,7 +15,7 @@
 //! | [`domains`] | `/domains`, `/domains/{domain}` (Admin) |
 //! | [`keys`] | `/keys`, `/keys/{id}` (own API keys) |
 //! | [`upstream`] | `/upstream/status`, `/upstream/setup`, `/upstream/poll`, `/upstream/token` (own upstream credentials) |
-//! | [`providers`] | `/providers/registry`, `/providers/status`, `/providers/priority`, `/providers/{provider}`, `/providers/{provider}/connect`, `/providers/{provider}/accounts[/{id}]` (own provider accounts) |
+//! | [`providers`] | `/providers/registry`, `/providers/status`, `/providers/priority`, `/providers/rate-limits` ([`rate_limits`]), `/providers/{provider}`, `/providers/{provider}/connect`, `/providers/{provider}/accounts[/{id}]` (own provider accounts) |
 //! | [`provider_signin`] | `/providers/{provider}/auth`, `/providers/{provider}/relay-script`, `/providers/{provider}/relay` (public), `/providers/assistant_vendor/callback`, `/assistant/device-code`, `/assistant/device-poll`, `/assistant/status`, `/assistant/disconnect` (OAuth sign-ins) |
 //! | [`usage`] | `/usage` (own), `/admin/usage`, `/admin/usage/users` (Admin) |
 //!
@@ -36,6 +36,7 @@ pub(crate) mod keys;
 pub(crate) mod login;
 pub(crate) mod provider_signin;
 pub(crate) mod providers;
+pub(crate) mod rate_limits;
 pub(crate) mod reply;
 pub(crate) mod session;
 pub(crate) mod signin;
@@ -87,6 +88,7 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
         .route("/upstream/token", delete(upstream::delete_token))
         .route("/providers/registry", get(providers::registry))
         .route("/providers/status", get(providers::status))
+        .route("/providers/rate-limits", get(rate_limits::list))
         .route(
             "/providers/priority",
             get(providers::get_order).post(providers::set_order),

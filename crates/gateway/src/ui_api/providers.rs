@@ -220,21 +220,24 @@ impl AccountView {
     /// The account as this replica sees it: resting after a 429 until the
     /// time `cooldowns` says.
     fn seen_by(a: ProviderAccount, cooldowns: &Cooldowns) -> Self {
-        let resting = cooldowns.resting_until(a.id);
+        let resting = cooldown_until(cooldowns, a.id);
         let mut view = AccountView::from(a);
-        if let Some(until) = resting {
-            let left = until.saturating_duration_since(std::time::Instant::now());
-            let at = std::time::SystemTime::now() + left;
-            let secs = at
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs());
-            view.cooldown_until = Some(rfc3339(i64::try_from(secs).unwrap_or(i64::MAX)));
-            if view.status == AccountStatus::Active {
-                view.status = AccountStatus::Cooldown;
-            }
+        if resting.is_some() && view.status == AccountStatus::Active {
+            view.status = AccountStatus::Cooldown;
         }
+        view.cooldown_until = resting;
         view
     }
+}
+
+/// When account `id` may be used again (RFC 3339), if it rests now.
+pub(crate) fn cooldown_until(cooldowns: &Cooldowns, id: ProviderAccountId) -> Option<String> {
+    let until = cooldowns.resting_until(id)?;
+    let left = until.saturating_duration_since(std::time::Instant::now());
+    let secs = (std::time::SystemTime::now() + left)
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    Some(rfc3339(i64::try_from(secs).unwrap_or(i64::MAX)))
 }
 
 /// `GET /_ui/api/providers/{provider}/accounts`.

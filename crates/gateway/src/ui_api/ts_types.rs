@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use ts_rs::{Config, TS};
 
 use super::{
-    account, config, domains, keys, login, provider_signin, providers, reply, status, two_factor,
-    upstream, usage, users,
+    account, config, domains, keys, login, provider_signin, providers, rate_limits, reply, status,
+    two_factor, upstream, usage, users,
 };
 use crate::config::Reload;
 use crate::error::{ErrorBody, ErrorDetail};
@@ -104,6 +104,8 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<providers::SwitchBody>(cfg),
         declare::<providers::PoolAddBody>(cfg),
         declare::<providers::PoolPatchBody>(cfg),
+        declare::<rate_limits::RateLimitView>(cfg),
+        declare::<rate_limits::RateLimitList>(cfg),
         // OAuth sign-ins of providers
         declare::<provider_signin::relay::MessagesVendorAuth>(cfg),
         declare::<provider_signin::relay::RelayBody>(cfg),

@@ -204,6 +204,20 @@ async fn messages_vendor_signs_in_with_pkce(db: TestDb) {
         .unwrap()
         .to_owned();
     assert!(sim.messages_vendor_oauth_account(&bearer).is_some());
+    // What the vendor's rate-limit headers said, per account.
+    let limits: Value = alice
+        .client
+        .get("/_ui/api/providers/rate-limits")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let seen = &limits["accounts"][0];
+    assert_eq!(seen["account_id"], done["account_id"]);
+    assert_eq!(seen["limit_requests"], 4000, "{seen}");
+    assert!(seen["remaining_requests"].as_u64().is_some());
+    assert!(seen["reset_tokens_at"].is_string());
+    assert_eq!(seen["recent_429"], 0);
 
     // The rotated pair is in the store: when the vendor refuses the access
     // token, the stored refresh token renews it.

@@ -545,4 +545,35 @@ async fn a_429_rests_the_account_and_the_next_one_answers() {
     assert_eq!(resp.status(), 200);
     assert_eq!(proxy.applied().len(), 1);
     assert_eq!(vendor_chats(&sim, Vendor::Custom).len(), direct_before + 2);
+
+    // The rate-limit view: the resting account with its 429; the custom
+    // server sends no rate-limit headers, so no windows are known.
+    let limits: Value = alice
+        .client
+        .get("/_ui/api/providers/rate-limits")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let limits = limits["accounts"].as_array().unwrap();
+    assert_eq!(limits.len(), 2, "{limits:?}");
+    let resting = limits.iter().find(|a| a["recent_429"] == 1).unwrap();
+    assert!(resting["cooldown_until"].is_string());
+    let answering = limits.iter().find(|a| a["recent_429"] == 0).unwrap();
+    assert!(answering["cooldown_until"].is_null());
+    assert!(answering["remaining_requests"].is_null(), "{answering}");
+    let accounts: Value = alice
+        .client
+        .get("/_ui/api/providers/custom/accounts")
+        .await
+        .json()
+        .await
+        .unwrap();
+    let statuses: Vec<&str> = accounts["accounts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["status"].as_str().unwrap())
+        .collect();
+    assert!(statuses.contains(&"cooldown"), "{statuses:?}");
 }

@@ -188,6 +188,9 @@ fn rest_after_429(
         return false;
     }
     cooldowns.start(id, *retry_after);
+    if let Some(limits) = &provider.limits {
+        limits.observe_429(id);
+    }
     tracing::warn!(
         provider = %provider.id,
         account_id = %id,

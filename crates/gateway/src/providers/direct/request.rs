@@ -23,6 +23,7 @@ use super::models::ModelListCache;
 use crate::config::Secret;
 use crate::error::GatewayError;
 use crate::providers::id::{ProviderId, WireFormat};
+use crate::providers::rate_limits::RateLimits;
 use crate::store::ids::ProviderAccountId;
 use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
 
@@ -109,6 +110,8 @@ pub struct DirectProvider {
     /// The user's account this provider stands for (full deployment);
     /// `None` for the environment's providers.
     pub account: Option<ProviderAccountId>,
+    /// Where the account's rate-limit headers are noted (full deployment).
+    pub limits: Option<Arc<RateLimits>>,
 }
 
 impl DirectProvider {
@@ -119,13 +122,15 @@ impl DirectProvider {
             auth,
             models: ModelListCache::default(),
             account: None,
+            limits: None,
         }
     }
 
     /// The same provider as the user's account `id`.
-    pub fn for_account(self, id: ProviderAccountId) -> Self {
+    pub fn for_account(self, id: ProviderAccountId, limits: Arc<RateLimits>) -> Self {
         DirectProvider {
             account: Some(id),
+            limits: Some(limits),
             ..self
         }
     }
@@ -201,7 +206,13 @@ impl DirectProvider {
                     tracing::info!(provider = %self.id, "credential rejected (401); renewed, retrying once");
                     renewed = true;
                 }
-                other => return other,
+                other => {
+                    if let (Ok(resp), Some(id), Some(limits)) = (&other, self.account, &self.limits)
+                    {
+                        limits.observe(id, resp.headers());
+                    }
+                    return other;
+                }
             }
         }
     }

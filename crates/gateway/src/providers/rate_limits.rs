@@ -1,0 +1,260 @@
+//! What the providers' rate-limit headers last said, per account
+//! (interfaces-full.md 2, `GET /_ui/api/providers/rate-limits`): the
+//! request and token windows (limit, remaining, reset) and the 429s of the
+//! last hour. Per replica, in memory, like the cooldowns; only full
+//! deployment's accounts are observed (proxy mode's providers carry no
+//! account and cost nothing here).
+//!
+//! Two header families are read: the messages vendor's
+//! `anthropic-ratelimit-{requests,tokens}-{limit,remaining,reset}` (resets
+//! as RFC 3339 times) and the OpenAI-style
+//! `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (resets as
+//! durations such as `6m0s` or `20ms`).
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use axum::http::HeaderMap;
+use time::format_description::well_known::Rfc3339;
+use time::OffsetDateTime;
+
+use crate::store::clock::now;
+use crate::store::ids::ProviderAccountId;
+
+/// How far back `recent_429` counts, in seconds.
+const RECENT_SECS: i64 = 3600;
+/// 429 times kept per account (older ones fall out first).
+const RECENT_MAX: usize = 1000;
+
+/// One window (requests or tokens) as the provider last reported it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Window {
+    pub limit: Option<u64>,
+    pub remaining: Option<u64>,
+    /// Unix seconds.
+    pub reset_at: Option<i64>,
+}
+
+impl Window {
+    fn is_empty(&self) -> bool {
+        self.limit.is_none() && self.remaining.is_none() && self.reset_at.is_none()
+    }
+}
+
+/// What is known of one account.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Seen {
+    pub requests: Window,
+    pub tokens: Window,
+    /// Unix seconds of the 429s of the last hour, oldest first.
+    recent_429: Vec<i64>,
+}
+
+impl Seen {
+    /// 429s in the last hour.
+    pub fn recent_429(&self, at: i64) -> usize {
+        self.recent_429
+            .iter()
+            .filter(|t| **t > at - RECENT_SECS)
+            .count()
+    }
+}
+
+/// The accounts' rate-limit observations.
+#[derive(Debug, Default)]
+pub struct RateLimits {
+    seen: Mutex<HashMap<ProviderAccountId, Seen>>,
+}
+
+impl RateLimits {
+    fn with<R>(&self, f: impl FnOnce(&mut HashMap<ProviderAccountId, Seen>) -> R) -> R {
+        let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
+        f(&mut seen)
+    }
+
+    /// Note the rate-limit headers of an answer of `account`.
+    pub fn observe(&self, account: ProviderAccountId, headers: &HeaderMap) {
+        let at = now();
+        let requests = window(headers, Kind::Requests, at);
+        let tokens = window(headers, Kind::Tokens, at);
+        if requests.is_empty() && tokens.is_empty() {
+            return;
+        }
+        self.with(|seen| {
+            let entry = seen.entry(account).or_default();
+            if !requests.is_empty() {
+                entry.requests = requests;
+            }
+            if !tokens.is_empty() {
+                entry.tokens = tokens;
+            }
+        });
+    }
+
+    /// Note a 429 of `account`.
+    pub fn observe_429(&self, account: ProviderAccountId) {
+        let at = now();
+        self.with(|seen| {
+            let recent = &mut seen.entry(account).or_default().recent_429;
+            recent.retain(|t| *t > at - RECENT_SECS);
+            if recent.len() >= RECENT_MAX {
+                recent.remove(0);
+            }
+            recent.push(at);
+        });
+    }
+
+    /// What is known of `account`.
+    pub fn seen(&self, account: ProviderAccountId) -> Option<Seen> {
+        self.with(|seen| seen.get(&account).cloned())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Kind {
+    Requests,
+    Tokens,
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
+fn number(headers: &HeaderMap, name: &str) -> Option<u64> {
+    header(headers, name).and_then(|v| v.parse().ok())
+}
+
+/// One window from either family (the messages vendor's first).
+fn window(headers: &HeaderMap, kind: Kind, at: i64) -> Window {
+    let word = match kind {
+        Kind::Requests => "requests",
+        Kind::Tokens => "tokens",
+    };
+    let anthropic = |part: &str| format!("anthropic-ratelimit-{word}-{part}");
+    let found = Window {
+        limit: number(headers, &anthropic("limit")),
+        remaining: number(headers, &anthropic("remaining")),
+        reset_at: header(headers, &anthropic("reset")).and_then(rfc3339_secs),
+    };
+    if !found.is_empty() {
+        return found;
+    }
+    let openai = |part: &str| format!("x-ratelimit-{part}-{word}");
+    Window {
+        limit: number(headers, &openai("limit")),
+        remaining: number(headers, &openai("remaining")),
+        reset_at: header(headers, &openai("reset"))
+            .and_then(duration_secs)
+            .map(|secs| at.saturating_add(secs)),
+    }
+}
+
+fn rfc3339_secs(text: &str) -> Option<i64> {
+    OffsetDateTime::parse(text, &Rfc3339)
+        .ok()
+        .map(OffsetDateTime::unix_timestamp)
+}
+
+/// A duration such as `6m0s`, `1.5s`, `20ms` or `1h2m`, in whole seconds
+/// rounded up (a reset is never reported early).
+fn duration_secs(text: &str) -> Option<i64> {
+    let mut millis = 0f64;
+    let mut rest = text;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let value: f64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "ms" => 1.0,
+            "s" | "" => 1000.0,
+            "m" => 60_000.0,
+            "h" => 3_600_000.0,
+            _ => return None,
+        };
+        millis += value * scale;
+        rest = &rest[unit_len..];
+    }
+    let secs = (millis / 1000.0).ceil();
+    (secs.is_finite() && (0.0..1e12).contains(&secs)).then_some(secs as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::HeaderValue;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut h = HeaderMap::new();
+        for (k, v) in pairs {
+            h.insert(*k, HeaderValue::from_static(v));
+        }
+        h
+    }
+
+    #[test]
+    fn durations_round_up_to_seconds() {
+        assert_eq!(duration_secs("6m0s"), Some(360));
+        assert_eq!(duration_secs("1.5s"), Some(2));
+        assert_eq!(duration_secs("20ms"), Some(1));
+        assert_eq!(duration_secs("1h2m"), Some(3720));
+        assert_eq!(duration_secs("0s"), Some(0));
+        assert_eq!(duration_secs(""), None);
+        assert_eq!(duration_secs("soon"), None);
+        assert_eq!(duration_secs("5d"), None);
+    }
+
+    #[test]
+    fn both_families_are_read() {
+        let anthropic = headers(&[
+            ("anthropic-ratelimit-requests-limit", "4000"),
+            ("anthropic-ratelimit-requests-remaining", "3999"),
+            ("anthropic-ratelimit-requests-reset", "2026-11-27T10:00:00Z"),
+            ("anthropic-ratelimit-tokens-remaining", "1000"),
+        ]);
+        let w = window(&anthropic, Kind::Requests, 0);
+        assert_eq!(w.limit, Some(4000));
+        assert_eq!(w.remaining, Some(3999));
+        assert_eq!(w.reset_at, rfc3339_secs("2026-11-27T10:00:00Z"));
+        assert_eq!(window(&anthropic, Kind::Tokens, 0).remaining, Some(1000));
+
+        let openai = headers(&[
+            ("x-ratelimit-limit-requests", "10000"),
+            ("x-ratelimit-remaining-requests", "9999"),
+            ("x-ratelimit-reset-requests", "6ms"),
+        ]);
+        let w = window(&openai, Kind::Requests, 100);
+        assert_eq!(
+            (w.limit, w.remaining, w.reset_at),
+            (Some(10000), Some(9999), Some(101))
+        );
+        assert!(window(&openai, Kind::Tokens, 100).is_empty());
+    }
+
+    #[test]
+    fn an_account_keeps_its_last_windows_and_counts_its_429s() {
+        let limits = RateLimits::default();
+        let id = ProviderAccountId::new();
+        assert!(limits.seen(id).is_none());
+        limits.observe(id, &headers(&[("x-ratelimit-remaining-requests", "5")]));
+        limits.observe(id, &headers(&[("x-ratelimit-remaining-tokens", "7")]));
+        limits.observe(id, &HeaderMap::new());
+        limits.observe_429(id);
+        limits.observe_429(id);
+        let seen = limits.seen(id).unwrap();
+        assert_eq!(seen.requests.remaining, Some(5));
+        assert_eq!(seen.tokens.remaining, Some(7));
+        assert_eq!(seen.recent_429(now()), 2);
+        assert_eq!(seen.recent_429(now() + RECENT_SECS + 1), 0);
+    }
+}
