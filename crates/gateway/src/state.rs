@@ -176,6 +176,7 @@ impl AppState {
 
     /// Replace the live runtime configuration (hot fields apply at once).
     pub fn set_runtime(&self, runtime: RuntimeConfig) {
+        self.0.accounts.follow_runtime(&runtime);
         self.0.runtime.store(Arc::new(runtime));
     }
 

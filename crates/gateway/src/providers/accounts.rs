@@ -112,6 +112,17 @@ impl Accounts {
         self.user_direct.rate_limits()
     }
 
+    /// The client and SSRF guard for base URLs users give.
+    pub fn user_base(&self) -> super::direct::UserBase {
+        self.user_direct.user_base()
+    }
+
+    /// Follow a new configuration: the SSRF guard's permission for private
+    /// networks.
+    pub fn follow_runtime(&self, runtime: &crate::config::RuntimeConfig) {
+        self.user_direct.follow_runtime(runtime);
+    }
+
     /// The administrator's provider switches.
     pub fn switches(&self) -> &Switches {
         &self.switches

@@ -18,15 +18,17 @@ use moka::future::Cache;
 
 use super::direct::credentials::assistant_token::AssistantSession;
 use super::direct::credentials::oauth::{OAuthSession, OAuthSettings, TokenHome};
-use super::direct::{Auth, DirectProvider};
+use super::direct::{Auth, DirectProvider, UserBase};
 use super::id::ProviderId;
 use super::rate_limits::RateLimits;
 use super::select;
-use crate::config::Config;
+use crate::config::{Config, RuntimeConfig};
 use crate::error::GatewayError;
 use crate::store::ids::{ProviderAccountId, UserId};
 use crate::store::provider_accounts::UsableAccount;
 use crate::store::Store;
+use crate::upstream::build_user_url_client;
+use crate::upstream::ssrf::ConnectGuard;
 
 /// How long a user's provider list is kept.
 const TTL: Duration = Duration::from_secs(300);
@@ -54,6 +56,19 @@ struct Bases {
 struct Shared<'a> {
     bases: &'a Bases,
     limits: &'a Arc<RateLimits>,
+    user_base: &'a UserBase,
+}
+
+/// A new guarded client for users' base URLs (no pooled connections),
+/// with `guard` following `runtime`.
+fn user_base_client(runtime: &RuntimeConfig, guard: Arc<ConnectGuard>) -> UserBase {
+    guard.set_allow_private(runtime.custom_allow_private_networks);
+    let client = build_user_url_client(runtime, guard.clone()).unwrap_or_else(|e| {
+        // The same builder as the main client, which start-up has built already.
+        tracing::error!("building the client for users' base URLs: {e}");
+        reqwest::Client::new()
+    });
+    UserBase { client, guard }
 }
 
 /// What builds the token sessions of OAuth and exchanged-token accounts.
@@ -75,6 +90,9 @@ pub struct UserDirect {
     sessions: SessionMaker,
     /// What every account's rate-limit headers said.
     limits: Arc<RateLimits>,
+    /// How base URLs users gave are called (replaced when private networks
+    /// are disallowed again: pooled connections to them must go).
+    user_base: std::sync::RwLock<UserBase>,
 }
 
 impl UserDirect {
@@ -99,6 +117,33 @@ impl UserDirect {
                     .build(),
             },
             limits: Arc::default(),
+            user_base: std::sync::RwLock::new(user_base_client(
+                &config.runtime,
+                Arc::new(ConnectGuard::default()),
+            )),
+        }
+    }
+
+    /// The client and guard for a base URL a user gives.
+    pub fn user_base(&self) -> UserBase {
+        self.user_base
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
+
+    /// Follow the administrator's `custom_allow_private_networks`. When it
+    /// is withdrawn, the client is replaced (its pooled connections may
+    /// lead to internal addresses) and every user's providers are rebuilt.
+    pub fn follow_runtime(&self, runtime: &RuntimeConfig) {
+        let allow = runtime.custom_allow_private_networks;
+        let mut current = self.user_base.write().unwrap_or_else(|p| p.into_inner());
+        let was = current.guard.allows_private();
+        current.guard.set_allow_private(allow);
+        if was && !allow {
+            *current = user_base_client(runtime, current.guard.clone());
+            drop(current);
+            self.invalidate_all();
         }
     }
 
@@ -120,9 +165,11 @@ impl UserDirect {
         for account in &usable {
             sessions.push(self.sessions.session(store, account).await);
         }
+        let user_base = self.user_base();
         let shared = Shared {
             bases: &self.bases,
             limits: &self.limits,
+            user_base: &user_base,
         };
         let built: Providers = Arc::new(build(&shared, usable, sessions, &order));
         self.cache.insert(user, built.clone()).await;
@@ -182,6 +229,8 @@ fn provider_of(
         ..
     } = usable;
     let id = ProviderId::parse(&account.provider)?;
+    // The assistant vendor's base comes from its token exchange, not a user.
+    let user_given = account.base_url.is_some() && id != ProviderId::AssistantVendor;
     let (base, auth) = match (id, account.auth_kind.as_str()) {
         (ProviderId::CompletionsVendor, "api_key") => (
             account
@@ -214,7 +263,13 @@ fn provider_of(
             return None;
         }
     };
-    Some(DirectProvider::new(id, base, auth).for_account(account.id, shared.limits.clone()))
+    let provider =
+        DirectProvider::new(id, base, auth).for_account(account.id, shared.limits.clone());
+    Some(if user_given {
+        provider.user_given(shared.user_base.clone())
+    } else {
+        provider
+    })
 }
 
 impl SessionMaker {
@@ -308,11 +363,16 @@ mod tests {
     fn build_with(accounts: Vec<UsableAccount>, order: &[String]) -> Vec<Arc<DirectProvider>> {
         let bases = bases();
         let limits = Arc::default();
+        let user_base = UserBase {
+            client: reqwest::Client::new(),
+            guard: Arc::default(),
+        };
         let sessions = vec![None; accounts.len()];
         build(
             &Shared {
                 bases: &bases,
                 limits: &limits,
+                user_base: &user_base,
             },
             accounts,
             sessions,

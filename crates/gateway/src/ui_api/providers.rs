@@ -458,7 +458,11 @@ async fn try_key(
         ProviderId::MessagesVendor => Auth::ApiKey(key.clone()),
         _ => Auth::Bearer(Some(key.clone())),
     };
-    let probe = DirectProvider::new(id, base, auth);
+    let mut probe = DirectProvider::new(id, base, auth);
+    if base_url.is_some() {
+        // Resolved again at connect time, behind the guard.
+        probe = probe.user_given(app.accounts().user_base());
+    }
     let rt = app.runtime();
     models::fetch(&app.upstream(&rt), &probe)
         .await

@@ -24,6 +24,21 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
 /// off: [`http::send_with_retry`] retries with the spec's policy, and
 /// reqwest's retry layer copied every request's headers in case it would retry.
 pub fn build_http_client(runtime: &RuntimeConfig) -> reqwest::Result<reqwest::Client> {
+    client_builder(runtime).build()
+}
+
+/// The same client for URLs users gave (their accounts' base URLs): every
+/// connection's addresses pass [`ssrf::ConnectGuard`] first.
+pub fn build_user_url_client(
+    runtime: &RuntimeConfig,
+    guard: std::sync::Arc<ssrf::ConnectGuard>,
+) -> reqwest::Result<reqwest::Client> {
+    client_builder(runtime)
+        .dns_resolver(std::sync::Arc::new(ssrf::GuardedResolver(guard)))
+        .build()
+}
+
+fn client_builder(runtime: &RuntimeConfig) -> reqwest::ClientBuilder {
     reqwest::Client::builder()
         .use_rustls_tls()
         .retry(reqwest::retry::never())
@@ -31,7 +46,6 @@ pub fn build_http_client(runtime: &RuntimeConfig) -> reqwest::Result<reqwest::Cl
         .tcp_keepalive(TCP_KEEPALIVE)
         .connect_timeout(runtime.http_connect_timeout)
         .pool_idle_timeout(POOL_IDLE_TIMEOUT)
-        .build()
 }
 
 /// The HTTP client and the timing one request's calls use, taken from one

@@ -6,8 +6,86 @@
 //! benchmarking addresses are refused, unless the administrator allows
 //! private networks (`custom_allow_private_networks`). Admin-set endpoints
 //! are not user input and are not checked.
+//!
+//! Checked twice: when the URL is saved ([`check_user_url`]) and again
+//! whenever the gateway connects to it ([`ConnectGuard`]): a host may
+//! resolve to a public address when saved and to an internal one later (DNS
+//! rebinding), and the administrator may withdraw the permission.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+
+use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+
+/// The connect-time half of the guard: the DNS resolver of the client that
+/// calls user-supplied URLs refuses internal addresses (unless allowed),
+/// and [`ConnectGuard::check_literal`] does the same for hosts given as
+/// addresses, which no resolver sees.
+#[derive(Debug, Default)]
+pub struct ConnectGuard {
+    allow_private: AtomicBool,
+}
+
+impl ConnectGuard {
+    /// Follow the administrator's `custom_allow_private_networks`.
+    pub fn set_allow_private(&self, allow: bool) {
+        self.allow_private.store(allow, Ordering::Relaxed);
+    }
+
+    pub fn allows_private(&self) -> bool {
+        self.allow_private.load(Ordering::Relaxed)
+    }
+
+    /// Refuse `base` when its host is an internal address literal.
+    pub fn check_literal(&self, base: &str) -> Result<(), String> {
+        if self.allows_private() {
+            return Ok(());
+        }
+        let host = url::Url::parse(base)
+            .ok()
+            .and_then(|u| u.host().map(|h| h.to_owned()));
+        let ip = match host {
+            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
+            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
+            _ => return Ok(()),
+        };
+        if is_internal(ip) {
+            return Err(internal_refusal(&ip.to_string(), ip));
+        }
+        Ok(())
+    }
+}
+
+fn internal_refusal(host: &str, ip: IpAddr) -> String {
+    format!(
+        "the host {host} is at {ip}, an internal address; only public addresses are allowed \
+         for a user's base URL (an administrator can allow private networks: \
+         custom_allow_private_networks)"
+    )
+}
+
+/// The resolver of the client for user-supplied URLs.
+#[derive(Debug, Clone)]
+pub struct GuardedResolver(pub Arc<ConnectGuard>);
+
+impl Resolve for GuardedResolver {
+    fn resolve(&self, name: Name) -> Resolving {
+        let allow = self.0.allows_private();
+        let host = name.as_str().to_owned();
+        Box::pin(async move {
+            let found: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            if !allow {
+                if let Some(bad) = found.iter().find(|a| is_internal(a.ip())) {
+                    return Err(internal_refusal(&host, bad.ip()).into());
+                }
+            }
+            let addrs: Addrs = Box::new(found.into_iter());
+            Ok(addrs)
+        })
+    }
+}
 
 /// Check `raw` as a user's base URL; the URL as it will be used (no
 /// trailing slash), or why it is refused.

@@ -577,3 +577,54 @@ async fn a_429_rests_the_account_and_the_next_one_answers() {
         .collect();
     assert!(statuses.contains(&"cooldown"), "{statuses:?}");
 }
+
+/// The SSRF guard again when the gateway connects (interfaces-full.md 2.3):
+/// an account saved while private networks were allowed stops reaching an
+/// internal address once the administrator withdraws that, whether its host
+/// is an address (refused before any connection) or a name that resolves
+/// to one (refused by the resolver); the simulator receives nothing.
+#[tokio::test]
+async fn internal_addresses_are_refused_again_at_connect_time() {
+    let sim = start_sim().await;
+    let env = FullEnv::start(TestDb::sqlite(), &admin_env()).await;
+    let admin = env.admin().await;
+    let alice = env.new_user(&admin, "alice@example.com", "User").await;
+    let key = v1_key(&alice.client).await;
+    sim.add_vendor_api_key(Vendor::Custom, "sk-alice-custom");
+    let allow = |on: bool| {
+        let admin = &admin;
+        async move {
+            let resp = admin
+                .put(
+                    "/_ui/api/config",
+                    json!({"custom_allow_private_networks": on}),
+                )
+                .await;
+            assert_eq!(resp.status(), 200);
+        }
+    };
+    let by_name = sim.custom_url().replace("127.0.0.1", "localhost");
+    for (base, refused) in [
+        (sim.custom_url(), (403, "forbidden")),
+        (by_name, (502, "upstream_api_error")),
+    ] {
+        allow(true).await;
+        let resp = alice
+            .client
+            .post(
+                "/_ui/api/providers/custom/accounts",
+                json!({"api_key": "sk-alice-custom", "base_url": base}),
+            )
+            .await;
+        assert_eq!(resp.status(), 201, "{base}: {:?}", resp.text().await);
+        assert_eq!(chat(&env, &key, "custom/llama3").await.status(), 200);
+
+        allow(false).await;
+        let before = vendor_chats(&sim, Vendor::Custom).len();
+        let (status, kind, message) = error_type(chat(&env, &key, "custom/llama3").await).await;
+        assert_eq!((status, kind.as_str()), refused, "{base}: {message}");
+        assert_eq!(vendor_chats(&sim, Vendor::Custom).len(), before, "{base}");
+        let resp = alice.client.delete("/_ui/api/providers/custom").await;
+        assert_eq!(resp.status(), 200);
+    }
+}

@@ -23,7 +23,7 @@ use axum::http::StatusCode;
 
 use translate::{ChatEvent, ChatRequest, ClientFormat, ContentPart, Role, ToolResultContent};
 
-pub use request::{Auth, CallExtras, DirectProvider, Endpoint, Initiator};
+pub use request::{Auth, CallExtras, DirectProvider, Endpoint, Initiator, UserBase};
 
 use super::cooldowns::Cooldowns;
 use super::{input_estimate, leading_error, Answer, ChatCall, EventAnswer, Events, Route};

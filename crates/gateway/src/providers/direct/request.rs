@@ -26,6 +26,7 @@ use crate::providers::id::{ProviderId, WireFormat};
 use crate::providers::rate_limits::RateLimits;
 use crate::store::ids::ProviderAccountId;
 use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
+use crate::upstream::ssrf::ConnectGuard;
 
 /// `anthropic-version` sent when the client named none.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -112,6 +113,16 @@ pub struct DirectProvider {
     pub account: Option<ProviderAccountId>,
     /// Where the account's rate-limit headers are noted (full deployment).
     pub limits: Option<Arc<RateLimits>>,
+    /// Set when the base URL is a user's: calls go through the client whose
+    /// connections pass the SSRF guard.
+    pub user_base: Option<UserBase>,
+}
+
+/// The client and guard for a base URL a user gave.
+#[derive(Debug, Clone)]
+pub struct UserBase {
+    pub client: reqwest::Client,
+    pub guard: Arc<ConnectGuard>,
 }
 
 impl DirectProvider {
@@ -123,10 +134,19 @@ impl DirectProvider {
             models: ModelListCache::default(),
             account: None,
             limits: None,
+            user_base: None,
         }
     }
 
     /// The same provider as the user's account `id`.
+    /// Call the base URL through `user_base` (it is a user's).
+    pub fn user_given(self, user_base: UserBase) -> Self {
+        DirectProvider {
+            user_base: Some(user_base),
+            ..self
+        }
+    }
+
     pub fn for_account(self, id: ProviderAccountId, limits: Arc<RateLimits>) -> Self {
         DirectProvider {
             account: Some(id),
@@ -168,6 +188,15 @@ impl DirectProvider {
         body: Option<Bytes>,
         extras: &CallExtras,
     ) -> Result<reqwest::Response, UpstreamError> {
+        let http = match &self.user_base {
+            Some(user) => {
+                user.guard
+                    .check_literal(&self.base)
+                    .map_err(|e| GatewayError::Forbidden(format!("{}: {e}", self.id)))?;
+                &user.client
+            }
+            None => http,
+        };
         let mut renewed = false;
         loop {
             let used: Mutex<Used> = Mutex::new(Used::Static);
