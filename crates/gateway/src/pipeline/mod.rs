@@ -15,6 +15,7 @@
 //! event in the client's format (interfaces.md section 4).
 
 pub(crate) mod client;
+mod fallover;
 pub(crate) mod respond;
 
 use std::sync::Arc;
@@ -117,7 +118,19 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
                     "selected provider {id} has no account"
                 )));
             }
-            direct::serve_any(&turn, &candidates, &route, call, accounts.cooldowns()).await?
+            // In full deployment a bare model may go on to the next provider
+            // when this one's accounts are spent (the call is kept for that).
+            let spare =
+                (!route.explicit && matches!(turn.caller, Caller::User(_))).then(|| call.clone());
+            let served =
+                direct::serve_any(&turn, &candidates, &route, call, accounts.cooldowns()).await;
+            match (served, spare) {
+                (Err(e), Some(call)) if fallover::is_rate_limited(&e) => {
+                    fallover::next_providers(app, &turn, &direct_accounts, vec![id], call, e)
+                        .await?
+                }
+                (served, _) => served?,
+            }
         }
     };
     respond::answer(&turn.reply, answer).await

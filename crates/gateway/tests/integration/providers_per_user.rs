@@ -628,3 +628,90 @@ async fn internal_addresses_are_refused_again_at_connect_time() {
         assert_eq!(resp.status(), 200);
     }
 }
+
+/// Falling over to the next provider (interfaces-full.md 2, selection step
+/// 3): when every account of the first provider that takes a bare model
+/// answered 429 (or rests after one), the next provider that takes it
+/// answers; under an explicit `provider/model` the 429 is the answer.
+#[tokio::test]
+async fn a_bare_model_falls_over_to_the_next_provider() {
+    use crate::fault_proxy::{Fault, FaultProxy};
+    let sim = start_sim().await;
+    let proxy = FaultProxy::start(&sim.base_url()).await;
+    let code_host = sim.assistant_vendor_code_host_url();
+    let token_url = sim.assistant_vendor_token_url();
+    let mut extra = admin_env();
+    extra.push(("CUSTOM_ALLOW_PRIVATE_NETWORKS", "true"));
+    extra.push(("HTTP_MAX_RETRIES", "0"));
+    extra.push(("ASSISTANT_VENDOR_CODE_HOST_URL", code_host.as_str()));
+    extra.push(("ASSISTANT_VENDOR_TOKEN_URL", token_url.as_str()));
+    let env = FullEnv::start(TestDb::sqlite(), &extra).await;
+    let admin = env.admin().await;
+    let alice = env.new_user(&admin, "alice@example.com", "User").await;
+    let key = v1_key(&alice.client).await;
+
+    // completions_vendor first (behind the fault proxy), assistant_vendor next.
+    sim.add_vendor_api_key(Vendor::Completions, "sk-alice-openai");
+    let completions =
+        format!("{}/v1", sim.completions_vendor_url()).replace(&sim.base_url(), &proxy.url());
+    let resp = alice
+        .client
+        .post(
+            "/_ui/api/providers/completions_vendor/accounts",
+            json!({"api_key": "sk-alice-openai", "base_url": completions}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
+    let started: Value = alice
+        .client
+        .post("/_ui/api/assistant/device-code", json!({}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(sim.approve_code_host_device(started["user_code"].as_str().unwrap()));
+    let polled: Value = alice
+        .client
+        .post(
+            "/_ui/api/assistant/device-poll",
+            json!({"device_code": started["device_code"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(polled["status"], "success", "{polled}");
+    let order = json!({"order": ["completions_vendor", "assistant_vendor"]});
+    let resp = alice
+        .client
+        .post("/_ui/api/providers/priority", order)
+        .await;
+    assert_eq!(resp.status(), 200);
+
+    assert_eq!(chat(&env, &key, "gpt-4o").await.status(), 200);
+    let assistant_before = vendor_chats(&sim, Vendor::Assistant).len();
+    proxy.clear();
+    proxy.push(
+        Fault::Status {
+            code: 429,
+            retry_after: Some(60),
+        },
+        1,
+    );
+    let resp = chat(&env, &key, "gpt-4o").await;
+    assert_eq!(resp.status(), 200, "the next provider answers");
+    assert_eq!(proxy.applied().len(), 1);
+    assert_eq!(
+        vendor_chats(&sim, Vendor::Assistant).len(),
+        assistant_before + 1
+    );
+    // While the account rests, the next provider answers at once.
+    assert_eq!(chat(&env, &key, "gpt-4o").await.status(), 200);
+    assert_eq!(
+        vendor_chats(&sim, Vendor::Assistant).len(),
+        assistant_before + 2
+    );
+    // Naming the provider: no fall-over.
+    let (status, kind, _) = error_type(chat(&env, &key, "completions_vendor/gpt-4o").await).await;
+    assert_eq!((status, kind.as_str()), (429, "upstream_api_error"));
+}
