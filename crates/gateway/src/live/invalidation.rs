@@ -13,7 +13,8 @@
 //! - Both backends: every [`RECHECK_EVERY`] the cached key hashes are checked
 //!   against the store and the missing ones dropped, a safety net for
 //!   anything missed (and SQLite's only cross-path check; a single SQLite
-//!   replica also invalidates locally at every change).
+//!   replica also invalidates locally at every change). The same tick writes
+//!   when provider accounts last answered (`last_used`, batched).
 
 use std::time::Duration;
 
@@ -157,6 +158,10 @@ async fn recheck(app: AppState, cancel: CancellationToken) {
             Ok(0) => {}
             Ok(n) => tracing::info!(dropped = n, "cached API keys no longer stored were dropped"),
             Err(e) => tracing::warn!("re-checking cached API keys failed: {e}"),
+        }
+        let used = app.accounts().rate_limits().take_used();
+        if let Err(e) = store.provider_accounts().mark_used(&used).await {
+            tracing::warn!("writing when provider accounts were last used failed: {e}");
         }
     }
 }

@@ -1,7 +1,9 @@
-//! What the providers' rate-limit headers last said, per account
-//! (interfaces-full.md 2, `GET /_ui/api/providers/rate-limits`): the
-//! request and token windows (limit, remaining, reset) and the 429s of the
-//! last hour. Per replica, in memory, like the cooldowns; only full
+//! What the providers' answers said, per account (interfaces-full.md 2,
+//! `GET /_ui/api/providers/rate-limits`): the request and token windows of
+//! their rate-limit headers (limit, remaining, reset), the 429s of the last
+//! hour, and when the account last answered (its `last_used`, written to
+//! the store in batches by [`RateLimits::take_used`]'s caller, not per
+//! request). Per replica, in memory, like the cooldowns; only full
 //! deployment's accounts are observed (proxy mode's providers carry no
 //! account and cost nothing here).
 //!
@@ -64,6 +66,8 @@ impl Seen {
 #[derive(Debug, Default)]
 pub struct RateLimits {
     seen: Mutex<HashMap<ProviderAccountId, Seen>>,
+    /// Last answers not written to the store yet (unix seconds).
+    used: Mutex<HashMap<ProviderAccountId, i64>>,
 }
 
 impl RateLimits {
@@ -72,9 +76,13 @@ impl RateLimits {
         f(&mut seen)
     }
 
-    /// Note the rate-limit headers of an answer of `account`.
+    /// Note an answer of `account` and its rate-limit headers.
     pub fn observe(&self, account: ProviderAccountId, headers: &HeaderMap) {
         let at = now();
+        self.used
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(account, at);
         let requests = window(headers, Kind::Requests, at);
         let tokens = window(headers, Kind::Tokens, at);
         if requests.is_empty() && tokens.is_empty() {
@@ -102,6 +110,18 @@ impl RateLimits {
             }
             recent.push(at);
         });
+    }
+
+    /// The last answers noted since the previous call, to write.
+    pub fn take_used(&self) -> Vec<(ProviderAccountId, i64)> {
+        let mut used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        used.drain().collect()
+    }
+
+    /// When `account` last answered here and is not written yet.
+    pub fn unsaved_use(&self, account: ProviderAccountId) -> Option<i64> {
+        let used = self.used.lock().unwrap_or_else(|p| p.into_inner());
+        used.get(&account).copied()
     }
 
     /// What is known of `account`.
@@ -256,5 +276,10 @@ mod tests {
         assert_eq!(seen.tokens.remaining, Some(7));
         assert_eq!(seen.recent_429(now()), 2);
         assert_eq!(seen.recent_429(now() + RECENT_SECS + 1), 0);
+        // Three answers, one account: one write, then nothing until the next.
+        assert!(limits.unsaved_use(id).is_some());
+        assert_eq!(limits.take_used().len(), 1);
+        assert!(limits.take_used().is_empty());
+        assert!(limits.unsaved_use(id).is_none());
     }
 }

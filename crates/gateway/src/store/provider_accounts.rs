@@ -445,6 +445,29 @@ impl<'a> ProviderAccounts<'a> {
         })))
     }
 
+    /// Write when accounts last answered (`(id, unix seconds)`), in one
+    /// transaction, never moving a time back; not announced: no cached
+    /// provider depends on it.
+    pub async fn mark_used(&self, used: &[(ProviderAccountId, i64)]) -> Result<(), StoreError> {
+        if used.is_empty() {
+            return Ok(());
+        }
+        with_pool!(self.store, p => write_tx!(p, tx => {
+            for (id, at) in used {
+                sqlx::query(
+                    "UPDATE user_provider_tokens SET last_used_at = $1 \
+                     WHERE id = $2 AND (last_used_at IS NULL OR last_used_at < $1)",
+                )
+                .bind(at)
+                .bind(id)
+                .execute(&mut *tx)
+                .await?;
+            }
+            Ok(())
+        }));
+        Ok(())
+    }
+
     /// Decrypt the tokens of `rows`.
     fn unseal(&self, rows: Vec<SealedRow>) -> Result<Vec<UsableAccount>, StoreError> {
         let cipher = self.store.cipher();

@@ -40,6 +40,7 @@ use crate::error::GatewayError;
 use crate::providers::cooldowns::Cooldowns;
 use crate::providers::direct::{models, Auth, DirectProvider};
 use crate::providers::id::ProviderId;
+use crate::providers::Accounts;
 use crate::state::AppState;
 use crate::store::clock::{now, rfc3339};
 use crate::store::ids::{ProviderAccountId, UserId};
@@ -218,10 +219,15 @@ impl From<ProviderAccount> for AccountView {
 
 impl AccountView {
     /// The account as this replica sees it: resting after a 429 until the
-    /// time `cooldowns` says.
-    fn seen_by(a: ProviderAccount, cooldowns: &Cooldowns) -> Self {
-        let resting = cooldown_until(cooldowns, a.id);
+    /// time the cooldowns say, last used when it last answered here.
+    fn seen_by(a: ProviderAccount, accounts: &Accounts) -> Self {
+        let resting = cooldown_until(accounts.cooldowns(), a.id);
+        // A use on this replica not written to the store yet.
+        let unsaved = accounts.rate_limits().unsaved_use(a.id);
         let mut view = AccountView::from(a);
+        if let Some(at) = unsaved {
+            view.last_used = Some(rfc3339(at));
+        }
         if resting.is_some() && view.status == AccountStatus::Active {
             view.status = AccountStatus::Cooldown;
         }
@@ -599,7 +605,7 @@ pub(crate) async fn accounts(
     Ok(Json(AccountList {
         accounts: list
             .into_iter()
-            .map(|a| AccountView::seen_by(a, app.accounts().cooldowns()))
+            .map(|a| AccountView::seen_by(a, app.accounts()))
             .collect(),
     }))
 }
@@ -821,7 +827,7 @@ pub(crate) async fn pool(
     Ok(Json(AccountList {
         accounts: list
             .into_iter()
-            .map(|a| AccountView::seen_by(a, app.accounts().cooldowns()))
+            .map(|a| AccountView::seen_by(a, app.accounts()))
             .collect(),
     }))
 }

@@ -218,6 +218,18 @@ async fn messages_vendor_signs_in_with_pkce(db: TestDb) {
     assert!(seen["remaining_requests"].as_u64().is_some());
     assert!(seen["reset_tokens_at"].is_string());
     assert_eq!(seen["recent_429"], 0);
+    // When the account last answered (this replica, before the batch write).
+    let accounts: Value = alice
+        .client
+        .get("/_ui/api/providers/messages_vendor/accounts")
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        accounts["accounts"][0]["last_used"].is_string(),
+        "{accounts}"
+    );
 
     // The rotated pair is in the store: when the vendor refuses the access
     // token, the stored refresh token renews it.

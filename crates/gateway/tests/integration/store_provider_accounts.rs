@@ -188,4 +188,69 @@ async fn limit_and_order(db: TestDb) {
     assert_eq!(accounts.order(alice).await.unwrap(), ["custom", "primary"]);
 }
 
-crate::both_stores!(accounts_per_user, limit_and_order);
+/// Rotated OAuth tokens replace the stored pair (the refresh token only
+/// when a new one is given), an error is recorded and cleared by the next
+/// tokens, and `last_used` only moves forward.
+async fn tokens_errors_and_last_use(db: TestDb) {
+    let store = db.store().await;
+    let accounts = store.provider_accounts();
+    let alice = user(&store, "alice@example.com").await;
+    let (access, refresh) = (Secret::new("sk-ant-oat-1"), Secret::new("refresh-1"));
+    let created = accounts
+        .create(NewAccount {
+            auth_kind: "oauth_pkce",
+            refresh_token: Some(&refresh),
+            expires_at: Some(100),
+            ..api_key(alice, "messages_vendor", &access, 100)
+        })
+        .await
+        .unwrap();
+    let id = created.id;
+    assert!(accounts.record_error(id, "refresh refused").await.unwrap());
+    let got = accounts.get(alice, id).await.unwrap().unwrap();
+    assert_eq!(got.last_error.as_deref(), Some("refresh refused"));
+
+    let renewed = Secret::new("sk-ant-oat-2");
+    assert!(accounts
+        .store_tokens(id, &renewed, None, Some(200))
+        .await
+        .unwrap());
+    let usable = accounts.usable(alice).await.unwrap();
+    assert_eq!(usable[0].access_token.expose(), "sk-ant-oat-2");
+    assert_eq!(
+        usable[0].refresh_token.as_ref().unwrap().expose(),
+        "refresh-1"
+    );
+    assert_eq!(usable[0].account.expires_at, Some(200));
+    assert!(usable[0].account.last_error.is_none());
+    let rotated = Secret::new("refresh-2");
+    accounts
+        .store_tokens(id, &renewed, Some(&rotated), Some(300))
+        .await
+        .unwrap();
+    let usable = accounts.usable(alice).await.unwrap();
+    assert_eq!(
+        usable[0].refresh_token.as_ref().unwrap().expose(),
+        "refresh-2"
+    );
+
+    accounts.mark_used(&[(id, 50)]).await.unwrap();
+    accounts.mark_used(&[(id, 40)]).await.unwrap();
+    let got = accounts.get(alice, id).await.unwrap().unwrap();
+    assert_eq!(got.last_used_at, Some(50));
+    assert!(!accounts
+        .store_tokens(
+            gateway::store::ids::ProviderAccountId::new(),
+            &renewed,
+            None,
+            None
+        )
+        .await
+        .unwrap());
+}
+
+crate::both_stores!(
+    accounts_per_user,
+    limit_and_order,
+    tokens_errors_and_last_use
+);
