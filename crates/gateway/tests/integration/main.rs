@@ -14,6 +14,7 @@ mod config_api_values;
 mod console_serving;
 mod fault_proxy;
 mod faults;
+mod full_target;
 mod infra;
 mod keys_lifecycle;
 mod keys_support;

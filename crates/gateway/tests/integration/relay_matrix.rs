@@ -8,13 +8,44 @@
 //! `primary/...`) and checks both ends: what the provider received (its own
 //! format, the model without prefix, the content carried over) and what the
 //! client got back.
+//!
+//! Every cell runs twice: in proxy mode (the provider configured by the
+//! environment) and in full deployment (`full_mode::*`: the provider reached
+//! through a user's own account, connected by its connect flow; see
+//! [`super::full_target`]).
 
 use serde_json::Value;
 use upstream_sim::Vendor;
 
+use super::full_target::{self, FullTarget};
 use super::relay_support::{
     body, image_content, native, only_chat, start, tools, Answer, Client, PNG_1X1,
 };
+use crate::common::ProxyEnv;
+
+/// A deployment a cell runs against.
+trait Deployment {
+    fn sim(&self) -> &upstream_sim::SimHandle;
+    async fn post(&self, path: &str, body: &Value) -> reqwest::Response;
+}
+
+impl Deployment for ProxyEnv {
+    fn sim(&self) -> &upstream_sim::SimHandle {
+        &self.sim
+    }
+    async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
+        ProxyEnv::post(self, path, body).await
+    }
+}
+
+impl Deployment for FullTarget {
+    fn sim(&self) -> &upstream_sim::SimHandle {
+        &self.sim
+    }
+    async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
+        FullTarget::post(self, path, body).await
+    }
+}
 
 /// The providers of the matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,9 +83,22 @@ macro_rules! matrix {
         $(
             #[tokio::test]
             async fn $name() {
-                cell(Client::$client, Provider::$vendor, $stream, Case::$case).await;
+                let env = start(Provider::$vendor.vendor().as_slice(), &[]).await;
+                cell(&env, Client::$client, Provider::$vendor, $stream, Case::$case).await;
             }
         )*
+
+        /// The same cells in full deployment, through a user's own account.
+        mod full_mode {
+            use super::*;
+            $(
+                #[tokio::test]
+                async fn $name() {
+                    let env = full_target::connected(Provider::$vendor.vendor()).await;
+                    cell(&env, Client::$client, Provider::$vendor, $stream, Case::$case).await;
+                }
+            )*
+        }
     };
 }
 
@@ -197,8 +241,7 @@ fn model(provider: Provider) -> (String, &'static str) {
     (format!("{id}/{upstream}"), upstream)
 }
 
-async fn cell(client: Client, provider: Provider, stream: bool, case: Case) {
-    let env = start(provider.vendor().as_slice(), &[]).await;
+async fn cell(env: &impl Deployment, client: Client, provider: Provider, stream: bool, case: Case) {
     let (model, upstream_model) = model(provider);
     // The primary simulator has no `interleave` (its calls never interleave).
     let tools_line = match provider {
@@ -240,11 +283,11 @@ async fn cell(client: Client, provider: Provider, stream: bool, case: Case) {
     }
     let answer = Answer::read(client, stream, resp).await;
     let Some(vendor) = provider.vendor() else {
-        return check_primary(&env, client, stream, case, text, &answer);
+        return check_primary(env.sim(), client, stream, case, text, &answer);
     };
 
     // What the provider received.
-    let sent = only_chat(&env.sim, vendor);
+    let sent = only_chat(env.sim(), vendor);
     let sent_json = sent.json().unwrap();
     assert_eq!(sent_json["model"], upstream_model, "{sent_json}");
     assert_eq!(
@@ -356,14 +399,18 @@ async fn cell(client: Client, provider: Provider, stream: bool, case: Case) {
 
 /// The `primary` row: the same client-side checks, and what the upstream got.
 fn check_primary(
-    env: &super::common::ProxyEnv,
+    sim: &upstream_sim::SimHandle,
     client: Client,
     stream: bool,
     case: Case,
     text: &str,
     answer: &Answer,
 ) {
-    let sent = env.chat_requests();
+    let sent: Vec<Value> = sim
+        .requests_to("/generateAssistantResponse")
+        .iter()
+        .map(|r| r.json().cloned().expect("a JSON chat body"))
+        .collect();
     assert_eq!(sent.len(), 1, "one upstream call");
     let current = &sent[0]["conversationState"]["currentMessage"]["userInputMessage"];
     assert_eq!(current["modelId"], "claude-sonnet-4.5");
