@@ -71,6 +71,9 @@ async fn device_flow_for_a_user(db: TestDb) {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
+    // Nothing connected: no primary model is offered.
+    let listed: Value = resp.json().await.unwrap();
+    assert_eq!(listed["data"].as_array().unwrap().len(), 0, "{listed}");
 
     // The device flow: setup, then pending, then success.
     let resp = alice.post("/_ui/api/upstream/setup", json!({})).await;
@@ -118,6 +121,25 @@ async fn device_flow_for_a_user(db: TestDb) {
     );
     // Finished: the code is spent.
     assert_eq!(poll(code.to_owned()).await.0, 404);
+    // Connected: the primary models, listed by the upstream with Alice's
+    // credentials (full deployment has no shared ones).
+    let listed: Value = client()
+        .get(d.env.url("/v1/models"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let primary = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["owned_by"] == "primary")
+        .count();
+    assert!(primary > 0, "{listed}");
+    assert!(!d.sim.requests_to("/ListAvailableModels").is_empty());
     // The registration was made for the individual start URL.
     let registrations = d.sim.requests_to("/client/register");
     assert_eq!(registrations.len(), 1);

@@ -38,6 +38,12 @@ impl ChatUrl {
         })))
     }
 
+    /// The API endpoint this URL is under (what [`ChatUrl::under`] was given).
+    pub fn api_endpoint(&self) -> Option<String> {
+        let url = self.0.as_ref().as_ref().ok()?;
+        url.as_str().strip_suffix(CHAT_PATH).map(str::to_owned)
+    }
+
     /// The URL for one request (an owned copy, as the HTTP client takes it).
     pub fn get(&self) -> Result<reqwest::Url, GatewayError> {
         self.0.as_ref().clone().map_err(GatewayError::Config)

@@ -5,6 +5,11 @@
 //! provider's listing (cached; a provider whose listing fails adds what was
 //! known, with a warning in the log).
 //!
+//! In full deployment a user sees what they can reach: the primary models
+//! only when they connected primary (and the shared primary list is filled
+//! from the upstream with their credentials when it is still the built-in
+//! one or stale), then their own and the pool's providers.
+//!
 //! Answered in the chat-completions list shape (spec 4.1); a client that
 //! sends `anthropic-version` (the messages-format SDKs do) gets the
 //! messages-format list shape instead.
@@ -76,10 +81,26 @@ pub(super) async fn handle(
 /// Primary models, then each provider's the caller can reach (listings
 /// fetched concurrently).
 async fn collect(app: &AppState, rt: &RuntimeConfig, caller: &Caller) -> Vec<Listed> {
+    let upstream = app.upstream(rt);
+    let primary = match app.accounts().primary(caller).await {
+        Ok(auth) => {
+            if matches!(caller, Caller::User(_)) {
+                if let Some(fetcher) = auth.model_fetcher(&upstream.http, upstream.policy.clone()) {
+                    app.models()
+                        .fill_from(&fetcher, rt.model_cache_refresh)
+                        .await;
+                }
+            }
+            app.models().list()
+        }
+        Err(GatewayError::ProviderNotConnected(_)) => Vec::new(),
+        Err(e) => {
+            tracing::warn!("the caller's primary credentials could not be read: {e}");
+            Vec::new()
+        }
+    };
     let loaded = app.models().loaded_at_unix();
-    let mut out: Vec<Listed> = app
-        .models()
-        .list()
+    let mut out: Vec<Listed> = primary
         .into_iter()
         .map(|m| Listed {
             id: m.id,
@@ -89,7 +110,6 @@ async fn collect(app: &AppState, rt: &RuntimeConfig, caller: &Caller) -> Vec<Lis
             owned_by: ProviderId::Primary.as_str(),
         })
         .collect();
-    let upstream = app.upstream(rt);
     let available = match app.accounts().direct(caller).await {
         Ok(all) => all,
         Err(e) => {

@@ -80,6 +80,27 @@ impl PrimaryAuth {
         }
     }
 
+    /// What lists the upstream's models with these credentials.
+    pub fn model_fetcher(
+        &self,
+        http: &reqwest::Client,
+        policy: crate::upstream::http::RetryPolicy,
+    ) -> Option<crate::providers::primary::models::ModelFetcher> {
+        let (tokens, chat_url) = match self {
+            PrimaryAuth::Shared { tokens, chat_url } => (tokens.clone(), chat_url.clone()),
+            PrimaryAuth::User(source) => {
+                let current = source.current.load();
+                (current.tokens.clone(), current.chat_url.clone())
+            }
+        };
+        Some(crate::providers::primary::models::ModelFetcher {
+            http: http.clone(),
+            api_endpoint: chat_url.api_endpoint()?,
+            tokens,
+            policy,
+        })
+    }
+
     /// A valid access token (cached, else refreshed).
     pub async fn access_token(&self) -> Result<String, GatewayError> {
         match self {

@@ -113,6 +113,8 @@ fn unknown_model_message(name: &str) -> String {
 #[derive(Debug, Clone)]
 pub struct ModelCache {
     current: Arc<ArcSwap<Catalog>>,
+    /// One fill from a user's credentials at a time (full deployment).
+    filling: Arc<tokio::sync::Mutex<()>>,
 }
 
 impl Default for ModelCache {
@@ -130,6 +132,7 @@ impl ModelCache {
     pub fn with_models(models: Vec<ModelInfo>, source: CatalogSource) -> Self {
         ModelCache {
             current: Arc::new(ArcSwap::from_pointee(Catalog::new(models, source))),
+            filling: Arc::default(),
         }
     }
 
@@ -186,6 +189,27 @@ impl ModelCache {
                 "model list could not be fetched, keeping the current list: {e}"
             ),
         }
+    }
+
+    /// Full deployment has no shared credentials: the list is filled from
+    /// the upstream listing with a user's (`fetcher`) when it is still the
+    /// built-in one or older than `every`. One fill at a time; a caller that
+    /// finds one under way goes on with the current list.
+    pub async fn fill_from(&self, fetcher: &ModelFetcher, every: Duration) {
+        let fresh = self.source() == CatalogSource::Upstream
+            && self
+                .current
+                .load()
+                .loaded_at
+                .elapsed()
+                .is_ok_and(|age| age < every);
+        if fresh {
+            return;
+        }
+        let Ok(_filling) = self.filling.try_lock() else {
+            return;
+        };
+        self.refresh_logged(fetcher).await;
     }
 
     /// Refresh every `every` until `cancel` fires.
