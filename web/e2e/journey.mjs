@@ -2,7 +2,10 @@
 // browser download), run by scripts/e2e against the real gateway binary and
 // the upstream simulator: first-run setup with the code from the log, forced
 // 2FA enrollment, an API key created and used on /v1 from this script,
-// primary connected by the device flow, a streamed playground chat in both
+// primary connected by the device flow, a custom server by API key, the
+// assistant vendor by device code, the messages vendor through the real relay
+// script (run as a user would, its listener reached by the browser), each
+// then used on /v1, a streamed playground chat in both
 // formats, usage, every admin page, a user created, sign-out and sign-in with
 // TOTP, the new user's forced password change and 2FA, a non-admin refused,
 // the lockout. Every page is checked by axe-core (no serious or critical
@@ -14,7 +17,9 @@
 //
 //   BASE=http://127.0.0.1:8000 GATEWAY_LOG=/tmp/gw.log OUT=/tmp/shots node e2e/journey.mjs
 import { chromium } from 'playwright-core';
+import { spawn } from 'node:child_process';
 import { createHmac } from 'node:crypto';
+import { connect as tcpConnect } from 'node:net';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -42,6 +47,31 @@ function totp(secret, t = Date.now()) {
   const h = createHmac('sha1', base32(secret)).update(counter).digest();
   const o = h[h.length - 1] & 15;
   return String((h.readUInt32BE(o) & 0x7fffffff) % 1e6).padStart(6, '0');
+}
+
+/** Wait until something listens on 127.0.0.1:`port`. */
+async function waitForPort(port, timeoutMs) {
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    const open = await new Promise((resolve) => {
+      const socket = tcpConnect(port, '127.0.0.1');
+      socket.once('connect', () => { socket.destroy(); resolve(true); });
+      socket.once('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`nothing listens on port ${port}`);
+}
+
+/** One /v1 chat with `key` and `model`; throws unless it answers 200. */
+async function v1Chat(key, model) {
+  const resp = await fetch(`${BASE}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  if (resp.status !== 200) throw new Error(`/v1 with ${model}: ${resp.status} ${await resp.text()}`);
 }
 
 const ctx = await chromium.launchPersistentContext(mkdtempSync(join(tmpdir(), 'chr-')), {
@@ -176,6 +206,47 @@ if (process.env.CUSTOM_URL) {
     body: JSON.stringify({ model: 'custom/llama3', messages: [{ role: 'user', content: 'hi' }] }),
   });
   if (resp.status !== 200) throw new Error(`/v1 to the connected custom server: ${resp.status} ${await resp.text()}`);
+}
+
+step('connect the assistant vendor by device code');
+{
+  const card = page.getByRole('region', { name: 'Assistant vendor' });
+  await card.getByRole('button', { name: 'Connect', exact: true }).click();
+  await card.getByRole('button', { name: 'Connect with a device code' }).click();
+  // The simulated code host approves at the second poll.
+  await card.getByText(/^Connected as /).waitFor({ timeout: 30000 });
+  await shot('09c-providers-assistant-connected');
+  await v1Chat(key, 'assistant_vendor/gpt-4o');
+}
+
+step('connect the messages vendor through the relay script');
+{
+  const card = page.getByRole('region', { name: 'Messages API vendor' });
+  await card.getByRole('button', { name: 'Connect', exact: true }).click();
+  await card.getByRole('button', { name: 'Start sign-in' }).click();
+  const command = (await card.locator('.secret-box code').textContent()).trim();
+  await shot('09d-providers-relay-started', false);
+  // The user runs the shown command in a terminal: it listens on port 54545.
+  const script = spawn('sh', ['-c', command], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let scriptOut = '';
+  script.stdout.on('data', (d) => { scriptOut += d; });
+  script.stderr.on('data', (d) => { scriptOut += d; });
+  const ended = new Promise((resolve) => script.on('exit', resolve));
+  await waitForPort(54545, 15000);
+  // Then opens the provider's page; the simulated person approves at once and
+  // the browser lands on the script's listener.
+  const [signin] = await Promise.all([
+    ctx.waitForEvent('page'),
+    card.getByRole('link', { name: /sign-in page/ }).click(),
+  ]);
+  await signin.getByText(/^Signed in/).waitFor({ timeout: 15000 });
+  await signin.close();
+  const status = await ended;
+  if (status !== 0 || !scriptOut.includes('"ok":true')) throw new Error(`relay script: ${status} ${scriptOut}`);
+  await card.getByText('Connected: the new account is listed above.').waitFor({ timeout: 20000 });
+  await page.waitForTimeout(300);
+  await shot('09e-providers-messages-connected');
+  await v1Chat(key, 'messages_vendor/claude-sonnet-4-5');
 }
 
 step('the key on /v1, from outside the browser');
