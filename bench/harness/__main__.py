@@ -36,7 +36,7 @@ MODES = {
     "quick": dict(seconds=3, conc=[1, 16, 64], warmup=1, ttfb=50, streams=1000,
                   full_mode=None),
     "smoke": dict(seconds=2, conc=[1, 16], warmup=0, ttfb=10, streams=50,
-                  full_mode=["primary-openai-json"]),
+                  full_mode=["primary-openai-json", "custom-openai-json"]),
 }
 
 # The API key of the full-mode gateway, once it has issued one.
@@ -395,15 +395,12 @@ def execute(run, args, mode, results, started):
 
     full_rows = {}
     wanted = mode["full_mode"]
-    full_scs = [sc for sc in runnable if sc.provider == "primary"
+    full_scs = [sc for sc in runnable if sc.provider in ("primary", "custom")
                 and sc.name not in no_gateway and (wanted is None or sc.name in wanted)]
-    if custom_prefix and full_scs:
-        results["skipped"].append(
-            "custom scenarios in full mode: a full-mode user connects `custom` in the web UI, "
-            "the harness connects only `primary`")
     if full_scs:
+        custom = (sim_base + custom_prefix, custom_key()) if custom_prefix else None
         measure_full_mode(run, args, results, started, full_scs, rows, full_rows, sim_base,
-                          oidc_base)
+                          oidc_base, custom)
 
     litellm_scs = [sc for sc in runnable if sc.litellm]
     if not args.litellm:
@@ -430,13 +427,15 @@ def execute(run, args, mode, results, started):
 
 
 def measure_full_mode(run, args, results, started, scs, rows, full_rows, sim_base,
-                      oidc_base):
-    """The primary scenarios again through a full-mode gateway (API-key auth,
-    usage recorded in SQLite), alone on the relay core like the proxy one."""
-    log("starting a full-mode gateway (SQLite, API key, upstream device flow)")
+                      oidc_base, custom):
+    """The primary and custom scenarios again through a full-mode gateway
+    (API-key auth, the user's own accounts, usage recorded in SQLite), alone
+    on the relay core like the proxy one."""
+    log("starting a full-mode gateway (SQLite, API key, upstream device flow"
+        + (", a custom account" if custom else "") + ")")
     try:
         gw, base, key = fullmode.start(os.path.join(args.bin_dir, "gateway"), run.cores,
-                                       run.rundir, sim_base, oidc_base)
+                                       run.rundir, sim_base, oidc_base, custom)
     except fullmode.SetupError as e:
         if e.missing:
             results["skipped"].append(f"full mode: this gateway lacks a piece it needs ({e})")

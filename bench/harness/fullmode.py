@@ -1,8 +1,11 @@
 """A full-mode gateway for the benchmark: SQLite store, a seeded admin with
 TOTP, signed in through the web UI API, one API key, and the admin's own
 upstream credentials for `primary` obtained by the device flow against the
-simulator (which approves it by itself). Requests then go through per-user
-API-key auth, and every chat call is recorded as usage."""
+simulator (which approves it by itself) and, when the simulator has the
+OpenAI-compatible endpoint, the admin's own `custom` account connected by API
+key through the web UI API (so custom requests go through per-user provider
+selection). Requests then go through per-user API-key auth, and every chat
+call is recorded as usage."""
 
 import base64
 import hashlib
@@ -82,8 +85,9 @@ class UiClient:
         return answer
 
 
-def start(bin_path, cores, rundir, sim_base, oidc_base):
-    """Start a full-mode gateway and make it ready: (Proc, base URL, API key)."""
+def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None):
+    """Start a full-mode gateway and make it ready: (Proc, base URL, API key).
+    `custom`: (base URL, key) of an OpenAI-compatible server to connect."""
     data = os.path.join(rundir, "gateway-full-data")
     os.makedirs(data, exist_ok=True)
     port = procs.free_port()
@@ -101,6 +105,8 @@ def start(bin_path, cores, rundir, sim_base, oidc_base):
         "SERVER_PORT": str(port),
         "LOG_LEVEL": os.environ.get("BENCH_GATEWAY_LOG_LEVEL", "info"),
         "LOG_FORMAT": "text",
+        # The simulator's custom endpoint is on this machine.
+        "CUSTOM_ALLOW_PRIVATE_NETWORKS": "true",
     }
     cmd = cores.wrap([bin_path], cores.relay)
     gw = procs.Proc("gateway (full mode)", cmd, os.path.join(rundir, "gateway-full.log"),
@@ -108,7 +114,10 @@ def start(bin_path, cores, rundir, sim_base, oidc_base):
     base = f"http://127.0.0.1:{port}"
     try:
         procs.wait_http(f"{base}/health", gw, timeout=60)
-        key = prepare(UiClient(port))
+        ui = UiClient(port)
+        key = prepare(ui)
+        if custom:
+            connect_custom(ui, *custom)
     except (SetupError, RuntimeError, OSError):
         gw.stop()
         raise
@@ -144,6 +153,16 @@ def prepare(ui):
         elif status != "pending":
             raise SetupError(f"upstream device flow ended with {status}")
     raise SetupError("upstream device flow not approved within 60 s")
+
+
+def connect_custom(ui, base_url, api_key):
+    """The signed-in user's own `custom` account (checked by the gateway with
+    one model listing before it is stored)."""
+    status, answer = ui.call("POST", "/_ui/api/providers/custom/accounts",
+                             {"base_url": base_url, "api_key": api_key, "label": "bench"})
+    if status != 201:
+        raise SetupError(f"connecting custom: answered {status}: {answer}",
+                         missing=status in (404, 405))
 
 
 def recorded_usage(data_dir):

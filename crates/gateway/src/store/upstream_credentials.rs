@@ -39,6 +39,8 @@ pub struct UpstreamCredentials {
     pub sso_start_url: Option<String>,
     /// Unix seconds after which the client registration is void.
     pub client_expires_at: Option<i64>,
+    /// The organization account's profile (`None` for individual accounts).
+    pub profile_arn: Option<String>,
     pub created_at: i64,
     pub updated_at: i64,
 }
@@ -69,6 +71,7 @@ struct CredentialRow {
     oauth_sso_region: String,
     sso_start_url: Option<String>,
     client_expires_at: Option<i64>,
+    profile_arn: Option<String>,
     created_at: i64,
     updated_at: i64,
 }
@@ -143,7 +146,8 @@ impl<'a> UpstreamCredentialStore<'a> {
             sqlx::query_as(
                 "SELECT user_id, refresh_token, upstream_region, oauth_client_id, \
                  oauth_client_secret, oauth_sso_region, sso_start_url, client_expires_at, \
-                 created_at, updated_at FROM user_upstream_credentials WHERE user_id = $1",
+                 profile_arn, created_at, updated_at FROM user_upstream_credentials \
+                 WHERE user_id = $1",
             )
             .bind(user)
             .fetch_optional(p)
@@ -163,6 +167,7 @@ impl<'a> UpstreamCredentialStore<'a> {
             sso_region: row.oauth_sso_region,
             sso_start_url: row.sso_start_url,
             client_expires_at: row.client_expires_at,
+            profile_arn: row.profile_arn,
             created_at: row.created_at,
             updated_at: row.updated_at,
         }))
@@ -329,8 +334,8 @@ impl<'a> UpstreamCredentialStore<'a> {
             sqlx::query(
                 "INSERT INTO user_upstream_credentials (user_id, refresh_token, upstream_region, \
                  oauth_client_id, oauth_client_secret, oauth_sso_region, sso_start_url, \
-                 client_expires_at, created_at, updated_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9) \
+                 client_expires_at, profile_arn, created_at, updated_at) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10) \
                  ON CONFLICT (user_id) DO UPDATE SET refresh_token = excluded.refresh_token, \
                  upstream_region = excluded.upstream_region, \
                  oauth_client_id = excluded.oauth_client_id, \
@@ -338,6 +343,7 @@ impl<'a> UpstreamCredentialStore<'a> {
                  oauth_sso_region = excluded.oauth_sso_region, \
                  sso_start_url = excluded.sso_start_url, \
                  client_expires_at = excluded.client_expires_at, \
+                 profile_arn = excluded.profile_arn, \
                  updated_at = excluded.updated_at",
             )
             .bind(user)
@@ -348,6 +354,7 @@ impl<'a> UpstreamCredentialStore<'a> {
             .bind(&creds.sso_region)
             .bind(&creds.sso_start_url)
             .bind(creds.client_expires_at)
+            .bind(&creds.profile_arn)
             .bind(now)
             .execute(&mut *tx)
             .await?;

@@ -284,7 +284,16 @@ pub(crate) async fn poll(
     {
         Ok(grant) => match grant.refresh_token {
             Some(refresh_token) => {
-                finish(&app, who.user.id, &hash, pending, refresh_token).await?;
+                let access_token = grant.access_token.clone();
+                finish(
+                    &app,
+                    who.user.id,
+                    &hash,
+                    pending,
+                    refresh_token,
+                    &access_token,
+                )
+                .await?;
                 Ok(poll_answer(PollStatus::Success, None))
             }
             None => {
@@ -339,8 +348,18 @@ async fn finish(
     hash: &str,
     pending: PendingDevice,
     refresh_token: Secret,
+    access_token: &Secret,
 ) -> Result<(), GatewayError> {
     let now = now();
+    // An organization account names its profile on every call: looked up
+    // once, now, and kept with the credentials.
+    let profile_arn = if pending.sso_start_url == INDIVIDUAL_START_URL {
+        None
+    } else {
+        app.user_tokens()
+            .discover_profile(&pending.upstream_region, access_token)
+            .await
+    };
     let creds = UpstreamCredentials {
         user_id: user,
         refresh_token,
@@ -350,6 +369,7 @@ async fn finish(
         sso_region: pending.sso_region,
         sso_start_url: Some(pending.sso_start_url),
         client_expires_at: pending.client_expires_at,
+        profile_arn,
         created_at: now,
         updated_at: now,
     };

@@ -292,7 +292,7 @@ fn to_primary(creds: UpstreamCredentials) -> PrimaryCredentials {
         region: Some(creds.upstream_region),
         sso_region: Some(creds.sso_region),
         start_url: creds.sso_start_url,
-        profile_arn: None,
+        profile_arn: creds.profile_arn,
     }
 }
 
@@ -377,6 +377,24 @@ impl UserTokens {
     /// The OIDC client for an SSO region (device flow of the web UI).
     pub fn oidc(&self, sso_region: &str) -> OidcClient {
         self.builder.oidc(sso_region)
+    }
+
+    /// The `profileArn` of an organization account in `region`, asked of the
+    /// upstream once with a fresh access token (`None`: none, or the call
+    /// failed; calls then go without one, as in proxy mode).
+    pub async fn discover_profile(
+        &self,
+        region: &str,
+        access_token: &crate::config::Secret,
+    ) -> Option<String> {
+        super::profiles::discover(
+            &self.builder.http,
+            &regional(&self.builder.api_endpoint, "q", region),
+            access_token.expose(),
+            region,
+            self.builder.oidc_timeout,
+        )
+        .await
     }
 
     /// Forget the cached source of `user` (credentials saved or deleted).
