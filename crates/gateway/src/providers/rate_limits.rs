@@ -83,8 +83,8 @@ impl RateLimits {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(account, at);
-        let requests = window(headers, Kind::Requests, at);
-        let tokens = window(headers, Kind::Tokens, at);
+        let requests = window(headers, &REQUESTS, at);
+        let tokens = window(headers, &TOKENS, at);
         if requests.is_empty() && tokens.is_empty() {
             return;
         }
@@ -130,11 +130,39 @@ impl RateLimits {
     }
 }
 
-#[derive(Clone, Copy)]
-enum Kind {
-    Requests,
-    Tokens,
+/// The header names of one window, in both families.
+struct Names {
+    anthropic: [&'static str; 3],
+    openai: [&'static str; 3],
 }
+
+/// `[limit, remaining, reset]` of the request window.
+const REQUESTS: Names = Names {
+    anthropic: [
+        "anthropic-ratelimit-requests-limit",
+        "anthropic-ratelimit-requests-remaining",
+        "anthropic-ratelimit-requests-reset",
+    ],
+    openai: [
+        "x-ratelimit-limit-requests",
+        "x-ratelimit-remaining-requests",
+        "x-ratelimit-reset-requests",
+    ],
+};
+
+/// `[limit, remaining, reset]` of the token window.
+const TOKENS: Names = Names {
+    anthropic: [
+        "anthropic-ratelimit-tokens-limit",
+        "anthropic-ratelimit-tokens-remaining",
+        "anthropic-ratelimit-tokens-reset",
+    ],
+    openai: [
+        "x-ratelimit-limit-tokens",
+        "x-ratelimit-remaining-tokens",
+        "x-ratelimit-reset-tokens",
+    ],
+};
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
@@ -148,25 +176,21 @@ fn number(headers: &HeaderMap, name: &str) -> Option<u64> {
 }
 
 /// One window from either family (the messages vendor's first).
-fn window(headers: &HeaderMap, kind: Kind, at: i64) -> Window {
-    let word = match kind {
-        Kind::Requests => "requests",
-        Kind::Tokens => "tokens",
-    };
-    let anthropic = |part: &str| format!("anthropic-ratelimit-{word}-{part}");
+fn window(headers: &HeaderMap, names: &Names, at: i64) -> Window {
+    let [limit, remaining, reset] = names.anthropic;
     let found = Window {
-        limit: number(headers, &anthropic("limit")),
-        remaining: number(headers, &anthropic("remaining")),
-        reset_at: header(headers, &anthropic("reset")).and_then(rfc3339_secs),
+        limit: number(headers, limit),
+        remaining: number(headers, remaining),
+        reset_at: header(headers, reset).and_then(rfc3339_secs),
     };
     if !found.is_empty() {
         return found;
     }
-    let openai = |part: &str| format!("x-ratelimit-{part}-{word}");
+    let [limit, remaining, reset] = names.openai;
     Window {
-        limit: number(headers, &openai("limit")),
-        remaining: number(headers, &openai("remaining")),
-        reset_at: header(headers, &openai("reset"))
+        limit: number(headers, limit),
+        remaining: number(headers, remaining),
+        reset_at: header(headers, reset)
             .and_then(duration_secs)
             .map(|secs| at.saturating_add(secs)),
     }
@@ -242,23 +266,23 @@ mod tests {
             ("anthropic-ratelimit-requests-reset", "2026-11-27T10:00:00Z"),
             ("anthropic-ratelimit-tokens-remaining", "1000"),
         ]);
-        let w = window(&anthropic, Kind::Requests, 0);
+        let w = window(&anthropic, &REQUESTS, 0);
         assert_eq!(w.limit, Some(4000));
         assert_eq!(w.remaining, Some(3999));
         assert_eq!(w.reset_at, rfc3339_secs("2026-11-27T10:00:00Z"));
-        assert_eq!(window(&anthropic, Kind::Tokens, 0).remaining, Some(1000));
+        assert_eq!(window(&anthropic, &TOKENS, 0).remaining, Some(1000));
 
         let openai = headers(&[
             ("x-ratelimit-limit-requests", "10000"),
             ("x-ratelimit-remaining-requests", "9999"),
             ("x-ratelimit-reset-requests", "6ms"),
         ]);
-        let w = window(&openai, Kind::Requests, 100);
+        let w = window(&openai, &REQUESTS, 100);
         assert_eq!(
             (w.limit, w.remaining, w.reset_at),
             (Some(10000), Some(9999), Some(101))
         );
-        assert!(window(&openai, Kind::Tokens, 100).is_empty());
+        assert!(window(&openai, &TOKENS, 100).is_empty());
     }
 
     #[test]

@@ -68,7 +68,11 @@ fn user_base_client(runtime: &RuntimeConfig, guard: Arc<ConnectGuard>) -> UserBa
         tracing::error!("building the client for users' base URLs: {e}");
         reqwest::Client::new()
     });
-    UserBase { client, guard }
+    UserBase {
+        client,
+        guard,
+        literal: None,
+    }
 }
 
 /// What builds the token sessions of OAuth and exchanged-token accounts.
@@ -366,6 +370,7 @@ mod tests {
         let user_base = UserBase {
             client: reqwest::Client::new(),
             guard: Arc::default(),
+            literal: None,
         };
         let sessions = vec![None; accounts.len()];
         build(

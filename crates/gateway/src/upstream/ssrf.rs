@@ -37,23 +37,25 @@ impl ConnectGuard {
         self.allow_private.load(Ordering::Relaxed)
     }
 
-    /// Refuse `base` when its host is an internal address literal.
-    pub fn check_literal(&self, base: &str) -> Result<(), String> {
-        if self.allows_private() {
-            return Ok(());
+    /// Refuse `literal`, the address a base URL names as its host (found
+    /// once by [`literal_host`]), when it is internal and not allowed.
+    pub fn check_literal(&self, literal: Option<IpAddr>) -> Result<(), String> {
+        match literal {
+            Some(ip) if !self.allows_private() && is_internal(ip) => {
+                Err(internal_refusal(&ip.to_string(), ip))
+            }
+            _ => Ok(()),
         }
-        let host = url::Url::parse(base)
-            .ok()
-            .and_then(|u| u.host().map(|h| h.to_owned()));
-        let ip = match host {
-            Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
-            Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
-            _ => return Ok(()),
-        };
-        if is_internal(ip) {
-            return Err(internal_refusal(&ip.to_string(), ip));
-        }
-        Ok(())
+    }
+}
+
+/// The address `base` names as its host, when it names one (no resolver
+/// sees such a host, so [`ConnectGuard::check_literal`] checks it).
+pub fn literal_host(base: &str) -> Option<IpAddr> {
+    match url::Url::parse(base).ok()?.host()? {
+        url::Host::Ipv4(ip) => Some(IpAddr::V4(ip)),
+        url::Host::Ipv6(ip) => Some(IpAddr::V6(ip)),
+        url::Host::Domain(_) => None,
     }
 }
 

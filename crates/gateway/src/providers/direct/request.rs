@@ -26,7 +26,7 @@ use crate::providers::id::{ProviderId, WireFormat};
 use crate::providers::rate_limits::RateLimits;
 use crate::store::ids::ProviderAccountId;
 use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
-use crate::upstream::ssrf::ConnectGuard;
+use crate::upstream::ssrf::{literal_host, ConnectGuard};
 
 /// `anthropic-version` sent when the client named none.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -123,6 +123,9 @@ pub struct DirectProvider {
 pub struct UserBase {
     pub client: reqwest::Client,
     pub guard: Arc<ConnectGuard>,
+    /// The address the base URL names as its host, if it names one
+    /// (found once, when the provider is built).
+    pub literal: Option<std::net::IpAddr>,
 }
 
 impl DirectProvider {
@@ -140,7 +143,8 @@ impl DirectProvider {
 
     /// The same provider as the user's account `id`.
     /// Call the base URL through `user_base` (it is a user's).
-    pub fn user_given(self, user_base: UserBase) -> Self {
+    pub fn user_given(self, mut user_base: UserBase) -> Self {
+        user_base.literal = literal_host(&self.base);
         DirectProvider {
             user_base: Some(user_base),
             ..self
@@ -191,7 +195,7 @@ impl DirectProvider {
         let http = match &self.user_base {
             Some(user) => {
                 user.guard
-                    .check_literal(&self.base)
+                    .check_literal(user.literal)
                     .map_err(|e| GatewayError::Forbidden(format!("{}: {e}", self.id)))?;
                 &user.client
             }
