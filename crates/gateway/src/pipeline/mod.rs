@@ -126,8 +126,17 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
                 direct::serve_any(&turn, &candidates, &route, call, accounts.cooldowns()).await;
             match (served, spare) {
                 (Err(e), Some(call)) if fallover::is_rate_limited(&e) => {
-                    fallover::next_providers(app, &turn, &direct_accounts, vec![id], call, e)
-                        .await?
+                    // Boxed: its state machine holds every provider's and
+                    // would otherwise grow (and be copied with) this one's.
+                    Box::pin(fallover::next_providers(
+                        app,
+                        &turn,
+                        &direct_accounts,
+                        vec![id],
+                        call,
+                        e,
+                    ))
+                    .await?
                 }
                 (served, _) => served?,
             }
