@@ -9,6 +9,9 @@
 use serde_json::{json, Value};
 use upstream_sim::{SimHandle, Vendor};
 
+use crate::accounts_support::{
+    connect_assistant, location_of, query_of, start_messages_signin, v1_key,
+};
 use crate::common::{admin_env, client, start_sim, FullEnv, TestDb, UiClient};
 
 /// The gateway, the simulator behind it, and the user's `/v1` key.
@@ -67,13 +70,7 @@ pub async fn connected(vendor: Option<Vendor>) -> FullTarget {
     let admin = env.admin().await;
     let user = env.new_user(&admin, "user@example.com", "User").await;
     let ui = &user.client;
-    let created: Value = ui
-        .post("/_ui/api/keys", json!({"label": "matrix"}))
-        .await
-        .json()
-        .await
-        .unwrap();
-    let key = created["key"].as_str().unwrap().to_owned();
+    let key = v1_key(ui).await;
     match vendor {
         None => connect_primary(ui).await,
         Some(Vendor::Messages) => connect_messages(ui, &env).await,
@@ -131,34 +128,9 @@ async fn connect_primary(ui: &UiClient) {
 }
 
 async fn connect_messages(ui: &UiClient, env: &FullEnv) {
-    let started: Value = ui
-        .http
-        .get(format!(
-            "{}/_ui/api/providers/messages_vendor/auth",
-            ui.base
-        ))
-        .header("accept", "application/json")
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let started = start_messages_signin(ui).await;
     // The simulated person approves; the relay script would catch this redirect.
-    let approve = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-        .get(started["auth_url"].as_str().unwrap())
-        .send()
-        .await
-        .unwrap();
-    let callback = approve.headers()["location"].to_str().unwrap().to_owned();
-    let query: std::collections::HashMap<String, String> = reqwest::Url::parse(&callback)
-        .unwrap()
-        .query_pairs()
-        .into_owned()
-        .collect();
+    let query = query_of(&location_of(started["auth_url"].as_str().unwrap()).await);
     let resp = client()
         .post(env.url("/_ui/api/providers/messages_vendor/relay"))
         .json(&json!({"code": query["code"], "state": query["state"]}))
@@ -166,24 +138,4 @@ async fn connect_messages(ui: &UiClient, env: &FullEnv) {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200, "{:?}", resp.text().await);
-}
-
-async fn connect_assistant(ui: &UiClient, sim: &SimHandle) {
-    let started: Value = ui
-        .post("/_ui/api/assistant/device-code", json!({}))
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert!(sim.approve_code_host_device(started["user_code"].as_str().unwrap()));
-    let polled: Value = ui
-        .post(
-            "/_ui/api/assistant/device-poll",
-            json!({"device_code": started["device_code"]}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(polled["status"], "success", "{polled}");
 }

@@ -8,6 +8,7 @@
     reason = "a failed setup step fails the test loudly; tests spawn their own servers"
 )]
 
+mod accounts_support;
 mod common;
 mod config_api_access;
 mod config_api_values;

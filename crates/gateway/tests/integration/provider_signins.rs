@@ -19,80 +19,19 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use upstream_sim::{Vendor, CODE_HOST_OAUTH_CLIENT_ID, CODE_HOST_OAUTH_CLIENT_SECRET};
 
+use crate::accounts_support::{
+    chat, error_type, location_of, query_of, start_messages_signin, v1_key,
+};
 use crate::common::{admin_env, client, start_sim, FullEnv, TestDb, UiClient};
 use crate::relay_support::vendor_chats;
 
 const MESSAGES_MODEL: &str = "messages_vendor/claude-sonnet-4-5";
 const ASSISTANT_MODEL: &str = "assistant_vendor/gpt-4o";
 
-async fn v1_key(ui: &UiClient) -> String {
-    let created: Value = ui
-        .post("/_ui/api/keys", json!({"label": "test"}))
-        .await
-        .json()
-        .await
-        .unwrap();
-    created["key"].as_str().unwrap().to_owned()
-}
-
-async fn chat(env: &FullEnv, key: &str, model: &str) -> reqwest::Response {
-    client()
-        .post(env.url("/v1/chat/completions"))
-        .bearer_auth(key)
-        .json(&json!({"model": model, "messages": [{"role": "user", "content": "hi"}]}))
-        .send()
-        .await
-        .unwrap()
-}
-
-async fn error_type(resp: reqwest::Response) -> (u16, String) {
-    let status = resp.status().as_u16();
-    let body: Value = resp.json().await.unwrap();
-    (
-        status,
-        body["error"]["type"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-    )
-}
-
-/// `GET .../messages_vendor/auth` as the console asks for it (JSON).
-async fn start_messages_signin(ui: &UiClient) -> Value {
-    let resp = ui
-        .http
-        .get(format!(
-            "{}/_ui/api/providers/messages_vendor/auth",
-            ui.base
-        ))
-        .header("accept", "application/json")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 200);
-    resp.json().await.unwrap()
-}
-
-/// Follow `url` once without following its redirect: the `Location`.
-async fn location_of(url: &str) -> String {
-    let resp = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
-        .get(url)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(resp.status(), 302, "{url}: {:?}", resp.text().await);
-    resp.headers()["location"].to_str().unwrap().to_owned()
-}
-
-fn query_of(url: &str) -> std::collections::HashMap<String, String> {
-    reqwest::Url::parse(url)
-        .unwrap()
-        .query_pairs()
-        .into_owned()
-        .collect()
+/// An error answer's status and type.
+async fn status_and_type(resp: reqwest::Response) -> (u16, String) {
+    let (status, kind, _) = error_type(resp).await;
+    (status, kind)
 }
 
 async fn messages_env(db: TestDb, sim: &upstream_sim::SimHandle) -> FullEnv {
@@ -161,7 +100,10 @@ async fn messages_vendor_signs_in_with_pkce(db: TestDb) {
         async move { client().post(relay).json(&body).send().await.unwrap() }
     };
     let wrong = post(json!({"code": back["code"], "state": "A".repeat(43)})).await;
-    assert_eq!(error_type(wrong).await, (400, "validation_error".into()));
+    assert_eq!(
+        status_and_type(wrong).await,
+        (400, "validation_error".into())
+    );
     let done = post(json!({"code": back["code"], "state": state})).await;
     assert_eq!(done.status(), 200);
     let done: Value = done.json().await.unwrap();
@@ -169,7 +111,10 @@ async fn messages_vendor_signs_in_with_pkce(db: TestDb) {
     assert_eq!(done["provider"], "messages_vendor");
     // The same state again: refused, nothing more stored.
     let replay = post(json!({"code": back["code"], "state": state})).await;
-    assert_eq!(error_type(replay).await, (400, "validation_error".into()));
+    assert_eq!(
+        status_and_type(replay).await,
+        (400, "validation_error".into())
+    );
 
     let accounts: Value = alice
         .client
@@ -239,7 +184,7 @@ async fn messages_vendor_signs_in_with_pkce(db: TestDb) {
 
     // Bob has no account: not connected.
     assert_eq!(
-        error_type(chat(&env, &bob_key, MESSAGES_MODEL).await).await,
+        status_and_type(chat(&env, &bob_key, MESSAGES_MODEL).await).await,
         (403, "provider_not_connected".into())
     );
 }
@@ -386,7 +331,10 @@ async fn assistant_vendor_connects_by_device_code(db: TestDb) {
         .client
         .get("/_ui/api/providers/assistant_vendor/auth")
         .await;
-    assert_eq!(error_type(resp).await, (400, "validation_error".into()));
+    assert_eq!(
+        status_and_type(resp).await,
+        (400, "validation_error".into())
+    );
 
     let started: Value = alice
         .client
@@ -464,7 +412,7 @@ async fn assistant_vendor_connects_by_device_code(db: TestDb) {
     let resp = alice.client.delete("/_ui/api/assistant/disconnect").await;
     assert_eq!(resp.status(), 200);
     assert_eq!(
-        error_type(chat(&env, &alice_key, ASSISTANT_MODEL).await).await,
+        status_and_type(chat(&env, &alice_key, ASSISTANT_MODEL).await).await,
         (403, "provider_not_connected".into())
     );
 }

@@ -8,45 +8,9 @@
 use serde_json::{json, Value};
 use upstream_sim::Vendor;
 
+use crate::accounts_support::{chat, connect_assistant, error_type, v1_key};
 use crate::common::{admin_env, client, start_sim, FullEnv, TestDb, UiClient};
 use crate::relay_support::vendor_chats;
-
-/// A `/v1` key of the user signed in on `ui`.
-async fn v1_key(ui: &UiClient) -> String {
-    let created: Value = ui
-        .post("/_ui/api/keys", json!({"label": "test"}))
-        .await
-        .json()
-        .await
-        .unwrap();
-    created["key"].as_str().unwrap().to_owned()
-}
-
-async fn chat(env: &FullEnv, key: &str, model: &str) -> reqwest::Response {
-    client()
-        .post(env.url("/v1/chat/completions"))
-        .bearer_auth(key)
-        .json(&json!({"model": model, "messages": [{"role": "user", "content": "hi"}]}))
-        .send()
-        .await
-        .unwrap()
-}
-
-async fn error_type(resp: reqwest::Response) -> (u16, String, String) {
-    let status = resp.status().as_u16();
-    let body: Value = resp.json().await.unwrap();
-    (
-        status,
-        body["error"]["type"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-        body["error"]["message"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned(),
-    )
-}
 
 async fn users_connect_their_own_providers(db: TestDb) {
     let sim = start_sim().await;
@@ -662,25 +626,7 @@ async fn a_bare_model_falls_over_to_the_next_provider() {
         )
         .await;
     assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
-    let started: Value = alice
-        .client
-        .post("/_ui/api/assistant/device-code", json!({}))
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert!(sim.approve_code_host_device(started["user_code"].as_str().unwrap()));
-    let polled: Value = alice
-        .client
-        .post(
-            "/_ui/api/assistant/device-poll",
-            json!({"device_code": started["device_code"]}),
-        )
-        .await
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(polled["status"], "success", "{polled}");
+    connect_assistant(&alice.client, &sim).await;
     let order = json!({"order": ["completions_vendor", "assistant_vendor"]});
     let resp = alice
         .client

@@ -1,0 +1,103 @@
+//! Helpers of the per-user provider tests (`providers_per_user`,
+//! `provider_signins`, `full_target`): a user's `/v1` key, one chat with it,
+//! an error's status and type, the steps of the `messages_vendor` sign-in a
+//! browser would take, and `assistant_vendor` connected by device code.
+
+use std::collections::HashMap;
+
+use serde_json::{json, Value};
+
+use upstream_sim::SimHandle;
+
+use crate::common::{client, FullEnv, UiClient};
+
+/// A `/v1` key of the user signed in on `ui`.
+pub async fn v1_key(ui: &UiClient) -> String {
+    let created: Value = ui
+        .post("/_ui/api/keys", json!({"label": "test"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    created["key"].as_str().unwrap().to_owned()
+}
+
+/// One non-streaming chat-completions call with `key`.
+pub async fn chat(env: &FullEnv, key: &str, model: &str) -> reqwest::Response {
+    client()
+        .post(env.url("/v1/chat/completions"))
+        .bearer_auth(key)
+        .json(&json!({"model": model, "messages": [{"role": "user", "content": "hi"}]}))
+        .send()
+        .await
+        .unwrap()
+}
+
+/// An error answer's status, `type` and `message`.
+pub async fn error_type(resp: reqwest::Response) -> (u16, String, String) {
+    let status = resp.status().as_u16();
+    let body: Value = resp.json().await.unwrap();
+    let text = |field: &str| body["error"][field].as_str().unwrap_or_default().to_owned();
+    (status, text("type"), text("message"))
+}
+
+/// `GET .../messages_vendor/auth` as the console asks for it (JSON).
+pub async fn start_messages_signin(ui: &UiClient) -> Value {
+    let resp = ui
+        .http
+        .get(format!(
+            "{}/_ui/api/providers/messages_vendor/auth",
+            ui.base
+        ))
+        .header("accept", "application/json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    resp.json().await.unwrap()
+}
+
+/// Follow `url` once without following its redirect: the `Location`.
+pub async fn location_of(url: &str) -> String {
+    let resp = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+        .get(url)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 302, "{url}: {:?}", resp.text().await);
+    resp.headers()["location"].to_str().unwrap().to_owned()
+}
+
+/// The query parameters of `url`.
+pub fn query_of(url: &str) -> HashMap<String, String> {
+    reqwest::Url::parse(url)
+        .unwrap()
+        .query_pairs()
+        .into_owned()
+        .collect()
+}
+
+/// Connect `assistant_vendor` for the user of `ui` by the code host's device
+/// flow, the simulated person approving at once.
+pub async fn connect_assistant(ui: &UiClient, sim: &SimHandle) {
+    let started: Value = ui
+        .post("/_ui/api/assistant/device-code", json!({}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(sim.approve_code_host_device(started["user_code"].as_str().unwrap()));
+    let polled: Value = ui
+        .post(
+            "/_ui/api/assistant/device-poll",
+            json!({"device_code": started["device_code"]}),
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(polled["status"], "success", "{polled}");
+}
