@@ -52,7 +52,7 @@ class UiClient:
         self.cookies = {}
 
     def call(self, method, path, body=None):
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         try:
             headers = {"Content-Type": "application/json"}
             if self.cookies:
@@ -113,7 +113,7 @@ def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None):
                     env=env, cwd=rundir)
     base = f"http://127.0.0.1:{port}"
     try:
-        procs.wait_http(f"{base}/health", gw, timeout=60)
+        procs.wait_http(f"{base}/health", gw, timeout=300)
         ui = UiClient(port)
         key = prepare(ui)
         if custom:

@@ -5,6 +5,10 @@ The gateway runs under callgrind twice per scenario, serving 200 and 1,200
 requests on 16 kept-alive connections; the difference / 1,000 cancels
 start-up and warm-up. The simulator, the gateway's environment and the
 scenarios are the benchmark harness's own (`__main__`, `scenarios`).
+With `--full` the gateway runs in full deployment instead, set up as the
+benchmark's full mode does (`fullmode`: a signed-in admin's API key, their
+own `primary` credentials and `custom` account, usage written to SQLite),
+so full mode's cost per request is a figure this shared machine cannot blur.
 """
 
 import argparse
@@ -18,7 +22,7 @@ import threading
 from urllib.parse import urlsplit
 
 from . import __main__ as bench
-from . import procs, scenarios
+from . import fullmode, procs, scenarios
 
 CONNECTIONS = 16
 FEW, MANY = 200, 1200
@@ -81,8 +85,18 @@ def total(out_file):
 
 def count(args, rundir, sim_base, oidc_base, spec, n):
     out_file = os.path.join(rundir, f"callgrind.{n}")
-    gw, base = bench.start_gateway(args, Callgrind(out_file), rundir, sim_base, oidc_base,
-                                   "/custom/v1")
+    if args.full:
+        # A fresh store each time: both counts do the same set-up.
+        shutil.rmtree(os.path.join(rundir, "gateway-full-data"), ignore_errors=True)
+        gw, base, key = fullmode.start(os.path.join(args.bin_dir, "gateway"),
+                                       Callgrind(out_file), rundir, sim_base, oidc_base,
+                                       (sim_base + "/custom/v1", bench.custom_key()))
+        bench.FULL_MODE["key"] = key
+        kind, path, body, expect = spec
+        spec = (kind.replace("gateway_", "full_"), path, body, expect)
+    else:
+        gw, base = bench.start_gateway(args, Callgrind(out_file), rundir, sim_base,
+                                       oidc_base, "/custom/v1")
     try:
         send(base, spec, n)
     finally:
@@ -103,6 +117,8 @@ def main():
     ap.add_argument("--keep", metavar="DIR",
                     help="keep the callgrind output files in DIR (callgrind.<scenario>.<n>), "
                          "to read with callgrind_annotate")
+    ap.add_argument("--full", action="store_true",
+                    help="the gateway in full deployment (per-user key, accounts, usage)")
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = ap.parse_args()
     known = {s.name: s for s in scenarios.primary_scenarios()
