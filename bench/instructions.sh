@@ -7,6 +7,9 @@
 #   bench/instructions.sh [SCENARIO ...]    default: every gateway scenario
 #                                           of bench/run.sh (primary-openai-json,
 #                                           primary-anthropic-stream, custom-openai-json, ...)
+#   bench/instructions.sh --full [SCENARIO ...]   the same in full deployment (a
+#                                           signed-in user's key, their own accounts,
+#                                           usage written to SQLite)
 #
 # Each scenario runs the release gateway under callgrind twice, serving 200
 # and 1,200 requests on 16 kept-alive connections (proxy mode, LOG_LEVEL=info
