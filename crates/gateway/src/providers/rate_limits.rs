@@ -83,6 +83,14 @@ impl RateLimits {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .insert(account, at);
+        // Most answers of a server without these headers end here: one pass
+        // over the names is far cheaper than twelve map look-ups.
+        if !headers
+            .keys()
+            .any(|name| is_rate_limit_header(name.as_str()))
+        {
+            return;
+        }
         let requests = window(headers, &REQUESTS, at);
         let tokens = window(headers, &TOKENS, at);
         if requests.is_empty() && tokens.is_empty() {
@@ -163,6 +171,11 @@ const TOKENS: Names = Names {
         "x-ratelimit-reset-tokens",
     ],
 };
+
+/// Whether `name` belongs to one of the two families.
+fn is_rate_limit_header(name: &str) -> bool {
+    name.starts_with("anthropic-ratelimit-") || name.starts_with("x-ratelimit-")
+}
 
 fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
     headers
@@ -256,6 +269,14 @@ mod tests {
         assert_eq!(duration_secs(""), None);
         assert_eq!(duration_secs("soon"), None);
         assert_eq!(duration_secs("5d"), None);
+    }
+
+    #[test]
+    fn the_families_are_told_by_their_names() {
+        assert!(is_rate_limit_header("anthropic-ratelimit-tokens-reset"));
+        assert!(is_rate_limit_header("x-ratelimit-remaining-requests"));
+        assert!(!is_rate_limit_header("retry-after"));
+        assert!(!is_rate_limit_header("x-request-id"));
     }
 
     #[test]
