@@ -271,11 +271,10 @@ step('the key on /v1, from outside the browser');
 step('playground');
 await page.getByRole('link', { name: 'Playground' }).click();
 await page.getByLabel('API key').fill(key);
-await page.waitForTimeout(500);
-const modelSelect = page.getByLabel('Model', { exact: true });
-if (await modelSelect.count() === 0 || (await modelSelect.evaluate((e) => e.tagName)) !== 'SELECT') {
-  await page.getByLabel('Model', { exact: true }).fill('claude-sonnet-4.5');
-}
+// The model list comes with the key (/v1/models); wait for it rather than
+// racing it, then pick a primary model by name.
+await page.locator('select option[value="claude-sonnet-4.5"]').first().waitFor({ state: 'attached', timeout: 15000 });
+await page.getByLabel('Model', { exact: true }).selectOption('claude-sonnet-4.5');
 await page.getByLabel('Message', { exact: true }).fill('Say hello in three words.');
 await page.getByRole('button', { name: 'Send' }).click();
 await page.locator('.msg-assistant .msg-text').first().waitFor();
