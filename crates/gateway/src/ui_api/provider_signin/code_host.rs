@@ -25,7 +25,7 @@ use axum::response::Response;
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use super::{keep_account, public_base, SignedInAccount, PENDING_TTL_SECS};
+use super::{keep_account, public_base, required_public_base, SignedInAccount, PENDING_TTL_SECS};
 use crate::config::Secret;
 use crate::error::GatewayError;
 use crate::providers::direct::credentials::assistant_token::AssistantSession;
@@ -133,9 +133,7 @@ pub(crate) fn web_flow_configured(app: &AppState) -> bool {
 
 /// The web flow's `redirect_uri`.
 fn callback_url(app: &AppState, headers: &HeaderMap) -> Result<String, GatewayError> {
-    let base = public_base(app, headers).ok_or_else(|| {
-        GatewayError::validation("the gateway's address is unknown: set public_url")
-    })?;
+    let base = required_public_base(app, headers)?;
     Ok(format!("{base}{CALLBACK_PATH}"))
 }
 

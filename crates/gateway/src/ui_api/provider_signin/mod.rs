@@ -66,6 +66,12 @@ fn public_base(app: &AppState, headers: &HeaderMap) -> Option<String> {
     crate::sso::redirect::public_base(runtime.public_url.as_deref(), headers).ok()
 }
 
+/// [`public_base`] for a link that cannot do without it.
+fn required_public_base(app: &AppState, headers: &HeaderMap) -> Result<String, GatewayError> {
+    public_base(app, headers)
+        .ok_or_else(|| GatewayError::validation("the gateway's address is unknown: set public_url"))
+}
+
 /// A signed-in OAuth account of `user`: a new one, or, when the user has
 /// one with the same label (the vendor account's name), that one with the
 /// new tokens (signing in again renews, it does not duplicate).

@@ -21,7 +21,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::{Deserialize, Serialize};
 
-use super::{keep_account, public_base, wants_json, SignedInAccount, PENDING_TTL_SECS};
+use super::{
+    keep_account, public_base, required_public_base, wants_json, SignedInAccount, PENDING_TTL_SECS,
+};
 use crate::config::Secret;
 use crate::error::GatewayError;
 use crate::providers::direct::credentials::oauth::token_url;
@@ -148,9 +150,7 @@ pub(crate) async fn script(
             "state: the value from GET /_ui/api/providers/messages_vendor/auth",
         )
     })?;
-    let base = public_base(&app, &headers).ok_or_else(|| {
-        GatewayError::validation("the gateway's address is unknown: set public_url")
-    })?;
+    let base = required_public_base(&app, &headers)?;
     let relay_url = format!("{base}/_ui/api/providers/{id}/relay");
     let mut response = relay_script(&relay_url, &state).into_response();
     let headers = response.headers_mut();
