@@ -90,6 +90,20 @@ const AXE = join(dirname(fileURLToPath(import.meta.url)), '../node_modules/axe-c
 page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
 page.on('pageerror', (e) => errors.push(String(e)));
 
+// A failed step leaves a screenshot of the page as it was (failure.png)
+// and the page's alerts in the output, then fails the run.
+process.on('uncaughtException', async (e) => {
+  console.error(e);
+  try {
+    await page.screenshot({ path: `${OUT}/failure.png`, fullPage: true });
+    const alerts = await page.locator('[role="alert"], .notice, .error-text').allTextContents();
+    console.error('page alerts:', alerts);
+  } catch (shotError) {
+    console.error('no failure screenshot:', shotError);
+  }
+  process.exit(1);
+});
+
 // axe-core on the page as it is: serious and critical violations fail the run.
 async function checkA11y(name, scheme) {
   if (!(await page.evaluate(() => typeof window.axe !== 'undefined'))) {
@@ -270,9 +284,11 @@ step('the key on /v1, from outside the browser');
 
 step('playground');
 await page.getByRole('link', { name: 'Playground' }).click();
+// The Providers page has an "API key" field too: wait for the playground.
+await page.getByRole('heading', { name: 'Playground' }).waitFor();
 await page.getByLabel('API key').fill(key);
-// The model list comes with the key (/v1/models); wait for it rather than
-// racing it, then pick a primary model by name.
+// The model list (/_ui/api/models) may arrive after the page: wait for it
+// rather than racing it, then pick a primary model by name.
 await page.locator('select option[value="claude-sonnet-4.5"]').first().waitFor({ state: 'attached', timeout: 15000 });
 await page.getByLabel('Model', { exact: true }).selectOption('claude-sonnet-4.5');
 await page.getByLabel('Message', { exact: true }).fill('Say hello in three words.');
@@ -313,6 +329,31 @@ for (const [name, label] of [['16-users', 'Users'], ['17-domains', 'Domains'], [
   await page.waitForTimeout(1200);
   await shot(name);
 }
+
+step('models: populate, disable one, /v1 refuses it, enable it again');
+currentPage = 'admin: Models';
+await page.getByRole('navigation').getByRole('link', { name: 'Models', exact: true }).click();
+await page.getByRole('button', { name: 'Populate from providers' }).click();
+await page.getByText(/\d+ added, \d+ updated/).first().waitFor();
+await page.locator('#model-provider').selectOption('primary');
+await page.getByLabel('Filter models').fill('claude-haiku-4.5');
+await page.getByRole('switch', { name: 'Disable claude-haiku-4.5' }).click();
+await page.getByRole('switch', { name: 'Enable claude-haiku-4.5' }).waitFor();
+await shot('20b-models-disabled');
+{
+  const resp = await fetch(`${BASE}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'primary/claude-haiku-4.5', messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  const body = await resp.json();
+  if (resp.status !== 403 || body.error?.type !== 'model_disabled') {
+    throw new Error(`a disabled model on /v1: ${resp.status} ${JSON.stringify(body)}`);
+  }
+}
+await page.getByRole('switch', { name: 'Enable claude-haiku-4.5' }).click();
+await page.getByRole('switch', { name: 'Disable claude-haiku-4.5' }).waitFor();
+await v1Chat(key, 'primary/claude-haiku-4.5');
 
 step('a hot setting changed and applied');
 await page.getByRole('navigation').getByRole('link', { name: 'Configuration', exact: true }).click();

@@ -56,6 +56,10 @@ pub enum GatewayError {
     /// An administrator switched the provider off (403 `provider_disabled`).
     #[error("{0}")]
     ProviderDisabled(String),
+    /// The resolved model is disabled in the model registry (403
+    /// `model_disabled`), refused before any upstream call.
+    #[error("{0}")]
+    ModelDisabled(String),
     /// 409 `conflict`: the request clashes with the current state (an email
     /// already taken, the last admin, 2FA already enabled).
     #[error("{0}")]
@@ -141,7 +145,8 @@ impl GatewayError {
             GatewayError::Auth(_) => StatusCode::UNAUTHORIZED,
             GatewayError::Forbidden(_)
             | GatewayError::ProviderNotConnected(_)
-            | GatewayError::ProviderDisabled(_) => StatusCode::FORBIDDEN,
+            | GatewayError::ProviderDisabled(_)
+            | GatewayError::ModelDisabled(_) => StatusCode::FORBIDDEN,
             GatewayError::Conflict(_) => StatusCode::CONFLICT,
             GatewayError::AccountLocked { .. } => StatusCode::LOCKED,
             GatewayError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -164,6 +169,7 @@ impl GatewayError {
             GatewayError::Forbidden(_) => "forbidden",
             GatewayError::ProviderNotConnected(_) => "provider_not_connected",
             GatewayError::ProviderDisabled(_) => "provider_disabled",
+            GatewayError::ModelDisabled(_) => "model_disabled",
             GatewayError::Conflict(_) => "conflict",
             GatewayError::AccountLocked { .. } => "account_locked",
             GatewayError::NotFound(_) => "not_found",
@@ -329,6 +335,11 @@ mod tests {
                 GatewayError::ProviderDisabled("d".into()),
                 403,
                 "provider_disabled",
+            ),
+            (
+                GatewayError::ModelDisabled("m".into()),
+                403,
+                "model_disabled",
             ),
             (GatewayError::Conflict("c".into()), 409, "conflict"),
             (

@@ -156,6 +156,15 @@ pub async fn serve(
             .reload(store)
             .await
             .context("reading the provider switches")?;
+        let upstream = state.upstream(&state.runtime());
+        providers::populate::seed_once(store, state.accounts(), state.models(), &upstream)
+            .await
+            .context("seeding the model registry")?;
+        state
+            .model_gate()
+            .reload(store)
+            .await
+            .context("reading the model registry")?;
         tasks.push(ui_api::bootstrap::spawn_cleanup(
             state.clone(),
             background.clone(),

@@ -22,6 +22,7 @@ use crate::auth::keys::{ApiKeyHash as KeyHash, KeyCache};
 use crate::config::{Config, RequestConfig, RuntimeConfig};
 use crate::crypto::Passwords;
 use crate::error::GatewayError;
+use crate::providers::model_gate::ModelGate;
 use crate::providers::primary::credentials::per_user::{PrimaryAuth, UserTokens};
 use crate::providers::primary::credentials::TokenManager;
 use crate::providers::primary::models::ModelCache;
@@ -46,6 +47,8 @@ struct Shared {
     /// Where each provider's credentials come from, per caller.
     accounts: Accounts,
     models: ModelCache,
+    /// Full deployment: the model registry as requests see it.
+    model_gate: ModelGate,
     proxy_key: Option<KeyHash>,
     /// Full deployment's store (`None` in proxy mode).
     store: Option<Store>,
@@ -119,6 +122,7 @@ impl AppState {
             http,
             accounts,
             models,
+            model_gate: ModelGate::default(),
             proxy_key,
             store,
             passwords,
@@ -204,6 +208,26 @@ impl AppState {
     /// `primary`'s model cache.
     pub fn models(&self) -> &ModelCache {
         &self.0.models
+    }
+
+    /// The model registry as requests see it (empty in proxy mode).
+    pub fn model_gate(&self) -> &ModelGate {
+        &self.0.model_gate
+    }
+
+    /// What [`crate::providers::offer::offered`] reads, for one request.
+    pub fn offer_sources<'a>(
+        &'a self,
+        upstream: &'a Upstream,
+        rt: &RuntimeConfig,
+    ) -> crate::providers::offer::Sources<'a> {
+        crate::providers::offer::Sources {
+            accounts: &self.0.accounts,
+            models: &self.0.models,
+            gate: &self.0.model_gate,
+            upstream,
+            ttl: rt.model_cache_refresh,
+        }
     }
 
     /// Every provider's accounts, per caller.

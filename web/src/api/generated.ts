@@ -319,6 +319,97 @@ export type AssistantPoll = { status: DeviceFlowStatus, account_id?: ProviderAcc
 export type AssistantStatus = { connected: boolean, login: string | null, expires_at: string | null, base_url: string | null, };
 
 /**
+ * One model the caller can call (`GET /_ui/api/models`).
+ */
+export type CallableModel = { 
+/**
+ * The name to send on `/v1`.
+ */
+id: string, provider: ProviderId, display_name: string, context_window: number | null, max_output_tokens: number | null, };
+
+/**
+ * `GET /_ui/api/models`.
+ */
+export type CallableModelList = { models: Array<CallableModel>, };
+
+/**
+ * One registry entry as the API shows it.
+ */
+export type RegistryModel = { id: string, provider: ProviderId, model_id: string, display_name: string, enabled: boolean, 
+/**
+ * `listing`, `static` or `manual`.
+ */
+source: string, context_window: number | null, max_output_tokens: number | null, input_price_per_mtok: number | null, output_price_per_mtok: number | null, cache_read_price_per_mtok: number | null, cache_write_price_per_mtok: number | null, created_at: string, updated_at: string, };
+
+/**
+ * `GET /_ui/api/models/registry`.
+ */
+export type RegistryModelList = { models: Array<RegistryModel>, };
+
+/**
+ * `PATCH /_ui/api/models/registry/{id}`: each field present replaces the
+ * stored one; `null` clears a price, or the display name (the model id is
+ * then its name).
+ */
+export type RegistryEntryChange = { enabled?: boolean, display_name?: string | null, input_price_per_mtok?: number | null, output_price_per_mtok?: number | null, cache_read_price_per_mtok?: number | null, cache_write_price_per_mtok?: number | null, };
+
+/**
+ * `POST /_ui/api/models/registry/populate`.
+ */
+export type PopulateBody = { providers?: Array<string>, };
+
+/**
+ * How one provider was populated.
+ */
+export type PopulatedProvider = { provider: ProviderId, 
+/**
+ * `listing`, `static`, or `error` (neither gave a model).
+ */
+source: "listing" | "static" | "error", added: number, updated: number, 
+/**
+ * Why the listing was not used.
+ */
+error?: string, };
+
+/**
+ * `POST /_ui/api/models/registry/populate`.
+ */
+export type PopulateResult = { providers: Array<PopulatedProvider>, };
+
+/**
+ * One provider's visibility default.
+ */
+export type VisibilityDefault = { provider: ProviderId, enabled_models: Array<string>, updated_at: string, };
+
+/**
+ * `GET /_ui/api/models/visibility-defaults`.
+ */
+export type VisibilityDefaultList = { defaults: Array<VisibilityDefault>, };
+
+/**
+ * `PUT /_ui/api/models/visibility-defaults/{provider_id}`.
+ */
+export type VisibilityDefaultBody = { enabled_models: Array<string>, };
+
+/**
+ * What applying one provider's default changed.
+ */
+export type ApplyResult = { provider: ProviderId, 
+/**
+ * Entries switched on.
+ */
+enabled: number, 
+/**
+ * Entries switched off.
+ */
+disabled: number, };
+
+/**
+ * `POST /_ui/api/models/visibility-defaults/apply-all`.
+ */
+export type ApplyAllResult = { providers: Array<ApplyResult>, };
+
+/**
  * What rows are grouped by.
  */
 export type GroupBy = "day" | "model" | "provider";

@@ -10,6 +10,17 @@
 
 export type {
   AddedDomain,
+  ApplyAllResult,
+  ApplyResult,
+  CallableModel,
+  CallableModelList,
+  PopulatedProvider,
+  PopulateResult,
+  RegistryEntryChange,
+  RegistryModel,
+  RegistryModelList,
+  VisibilityDefault,
+  VisibilityDefaultList,
   AssistantDeviceCode,
   AssistantPoll,
   AssistantStatus,
@@ -79,7 +90,6 @@ export type ConfigFieldType = ConfigField['type'];
 import type {
   AssistantPoll,
   PollAnswer as PrimaryPollAnswer,
-  ProviderId,
   SystemInfo as ServedSystemInfo,
 } from './generated';
 
@@ -94,69 +104,6 @@ export type SystemInfo = ServedSystemInfo & {
   replicas?: { id: string; hostname: string; version: string; last_seen: string }[];
   pending_restart?: string[];
 };
-
-export interface CallableModel {
-  id: string;
-  provider: ProviderId;
-  display_name: string | null;
-  context_window: number | null;
-  max_output_tokens: number | null;
-}
-
-export interface CallableModelList {
-  models: CallableModel[];
-}
-
-export interface RegistryModel {
-  id: string;
-  provider: ProviderId;
-  model_id: string;
-  display_name: string | null;
-  enabled: boolean;
-  source: 'listing' | 'static' | 'manual';
-  context_window: number | null;
-  max_output_tokens: number | null;
-  input_price_per_mtok: number | null;
-  output_price_per_mtok: number | null;
-  cache_read_price_per_mtok: number | null;
-  cache_write_price_per_mtok: number | null;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface RegistryModelList {
-  models: RegistryModel[];
-}
-
-export interface PopulateResult {
-  providers: {
-    provider: ProviderId;
-    source: 'listing' | 'static' | 'error';
-    added: number;
-    updated: number;
-    error?: string;
-  }[];
-}
-
-export interface VisibilityDefault {
-  provider: ProviderId;
-  enabled_models: string[];
-  updated_at: string;
-}
-
-export interface VisibilityDefaultList {
-  defaults: VisibilityDefault[];
-}
-
-export interface ApplyResult {
-  provider: ProviderId;
-  enabled: number;
-  disabled: number;
-}
-
-export interface ApplyAllResult {
-  providers: ApplyResult[];
-}
 
 export interface GuardrailProfile {
   id: string;

@@ -6,15 +6,17 @@
 //!   the lookup cache; `creds:<user id>` (sent when upstream credentials are
 //!   saved or deleted) drops that user's token source; `accounts:<user id>`
 //!   (sent when a user's provider accounts or order change) drops that
-//!   user's direct providers. Notifications arrive
+//!   user's direct providers; `switches` and `models` reload the provider
+//!   switches and the model registry's view. Notifications arrive
 //!   within milliseconds of the commit. When the connection is lost, the
 //!   listener reconnects with backoff and, since notifications sent
 //!   meanwhile are lost, drops both caches whole.
 //! - Both backends: every [`RECHECK_EVERY`] the cached key hashes are checked
 //!   against the store and the missing ones dropped, a safety net for
 //!   anything missed (and SQLite's only cross-path check; a single SQLite
-//!   replica also invalidates locally at every change). The same tick writes
-//!   when provider accounts last answered (`last_used`, batched).
+//!   replica also invalidates locally at every change). The same tick reads
+//!   the provider switches and the model registry again, and writes when
+//!   provider accounts last answered (`last_used`, batched).
 
 use std::time::Duration;
 
@@ -23,6 +25,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::state::AppState;
 use crate::store::ids::UserId;
+use crate::store::model_registry::MODELS_PAYLOAD;
 use crate::store::provider_accounts::POOL_PAYLOAD;
 use crate::store::provider_switches::SWITCHES_PAYLOAD;
 use crate::store::upstream_credentials::INVALIDATE_CHANNEL;
@@ -68,6 +71,12 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
                 tracing::warn!("the provider switches could not be reloaded: {e}");
             }
         }
+    } else if payload == MODELS_PAYLOAD {
+        if let Some(store) = app.store_opt() {
+            if let Err(e) = app.model_gate().reload(store).await {
+                tracing::warn!("the model registry could not be reloaded: {e}");
+            }
+        }
     } else if payload == POOL_PAYLOAD {
         app.accounts().invalidate_all_users();
         tracing::debug!("the provider pool changed elsewhere");
@@ -76,6 +85,20 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
             app.accounts().invalidate_user(user).await;
             tracing::debug!(user_id = %user, "provider accounts changed elsewhere");
         }
+    }
+}
+
+/// Read the provider switches and the model registry again (announcements
+/// of them may have been missed).
+async fn reload_views(app: &AppState) {
+    let Some(store) = app.store_opt() else {
+        return;
+    };
+    if let Err(e) = app.accounts().switches().reload(store).await {
+        tracing::warn!("the provider switches could not be reloaded: {e}");
+    }
+    if let Err(e) = app.model_gate().reload(store).await {
+        tracing::warn!("the model registry could not be reloaded: {e}");
     }
 }
 
@@ -111,6 +134,7 @@ async fn listen(app: AppState, pool: PgPool, cancel: CancellationToken) {
         if connected_before {
             // Whatever was announced while we were away is unknown.
             drop_everything(&app);
+            reload_views(&app).await;
             tracing::info!("cache invalidation listener reconnected; caches dropped");
         }
         connected_before = true;
@@ -159,6 +183,7 @@ async fn recheck(app: AppState, cancel: CancellationToken) {
             Ok(n) => tracing::info!(dropped = n, "cached API keys no longer stored were dropped"),
             Err(e) => tracing::warn!("re-checking cached API keys failed: {e}"),
         }
+        reload_views(&app).await;
         let used = app.accounts().rate_limits().take_used();
         if let Err(e) = store.provider_accounts().mark_used(&used).await {
             tracing::warn!("writing when provider accounts were last used failed: {e}");

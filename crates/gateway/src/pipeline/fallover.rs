@@ -57,12 +57,18 @@ pub(super) async fn next_providers(
                 return Err(last);
             }
             return match accounts.primary(&turn.caller).await {
-                Ok(auth) => primary::serve(turn, auth, app.models(), call.request).await,
+                Ok(auth) => {
+                    let model = app
+                        .model_gate()
+                        .resolve_primary(app.models(), &call.request.model)?;
+                    primary::serve(turn, auth, model, call.request).await
+                }
                 // Not connected: nothing else to try.
                 Err(GatewayError::ProviderNotConnected(_)) => Err(last),
                 Err(e) => Err(e),
             };
         }
+        app.model_gate().check(route.provider, &route.model)?;
         let candidates: Vec<&Arc<DirectProvider>> =
             rest.iter().filter(|p| p.id == route.provider).collect();
         match direct::serve_any(

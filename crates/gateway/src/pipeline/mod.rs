@@ -108,9 +108,13 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
                 call.request.model = route.model;
             }
             let auth = accounts.primary(&turn.caller).await?;
-            primary::serve(&turn, auth, app.models(), call.request).await?
+            let model = app
+                .model_gate()
+                .resolve_primary(app.models(), &call.request.model)?;
+            primary::serve(&turn, auth, model, call.request).await?
         }
         id => {
+            app.model_gate().check(id, &route.model)?;
             let candidates: Vec<&Arc<DirectProvider>> =
                 direct_accounts.iter().filter(|p| p.id == id).collect();
             if candidates.is_empty() {

@@ -76,16 +76,16 @@ impl Accounts {
     pub async fn primary(&self, caller: &Caller) -> Result<PrimaryAuth, GatewayError> {
         match caller {
             Caller::Proxy => Ok(self.shared_primary.clone()),
-            Caller::User(owner) => {
-                match self
-                    .user_tokens
-                    .source(self.store()?, owner.user_id)
-                    .await?
-                {
-                    Some(source) => Ok(PrimaryAuth::User(source)),
-                    None => Err(GatewayError::ProviderNotConnected(NOT_CONNECTED.into())),
-                }
-            }
+            Caller::User(owner) => self.primary_of_user(owner.user_id).await,
+        }
+    }
+
+    /// The `primary` token source of `user` (full deployment), as
+    /// [`Accounts::primary`].
+    pub async fn primary_of_user(&self, user: UserId) -> Result<PrimaryAuth, GatewayError> {
+        match self.user_tokens.source(self.store()?, user).await? {
+            Some(source) => Ok(PrimaryAuth::User(source)),
+            None => Err(GatewayError::ProviderNotConnected(NOT_CONNECTED.into())),
         }
     }
 
@@ -94,12 +94,14 @@ impl Accounts {
     pub async fn direct(&self, caller: &Caller) -> Result<Providers, GatewayError> {
         match caller {
             Caller::Proxy => Ok(self.env_list.clone()),
-            Caller::User(owner) => {
-                self.user_direct
-                    .providers(self.store()?, owner.user_id)
-                    .await
-            }
+            Caller::User(owner) => self.direct_of_user(owner.user_id).await,
         }
+    }
+
+    /// The direct providers `user` can use (their own and the pool's), as
+    /// [`Accounts::direct`].
+    pub async fn direct_of_user(&self, user: UserId) -> Result<Providers, GatewayError> {
+        self.user_direct.providers(self.store()?, user).await
     }
 
     /// The accounts resting after a 429.

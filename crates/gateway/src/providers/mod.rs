@@ -13,7 +13,10 @@
 //! selection rules ([`select`]), the environment's providers and the choice
 //! of a provider for a request ([`registry`]), the accounts a caller may
 //! use ([`accounts`]), and each user's connected accounts as providers
-//! ([`user_direct`]).
+//! ([`user_direct`]). The model registry's side: its live view, which
+//! refuses disabled models ([`model_gate`]), what a caller can call now
+//! ([`offer`]), populating it ([`populate`]) from the listings or the
+//! static lists kept in the repository ([`static_models`]).
 //!
 //! The interface every provider offers the pipeline: `serve(&Turn, account,
 //! ChatCall) -> Answer`. A provider takes the request's context ([`Turn`]:
@@ -26,10 +29,14 @@ pub mod accounts;
 pub mod cooldowns;
 pub mod direct;
 pub mod id;
+pub mod model_gate;
+pub mod offer;
+pub mod populate;
 pub mod primary;
 pub mod rate_limits;
 pub mod registry;
 pub mod select;
+pub mod static_models;
 pub mod switches;
 pub mod user_direct;
 

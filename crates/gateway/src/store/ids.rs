@@ -140,6 +140,10 @@ id_type!(
     ProviderAccountId
 );
 id_type!(
+    /// A model registry entry (`model_registry.id`).
+    ModelEntryId
+);
+id_type!(
     /// The id of a row that has no meaning outside its table (recovery codes).
     RowId
 );

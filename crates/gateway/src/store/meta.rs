@@ -5,7 +5,8 @@
 //!   clear start-up error instead of garbage secrets later;
 //! - the one-time setup code (encrypted) that lets the first person create the
 //!   first admin account when no admin exists and none was seeded. Every
-//!   replica shows the same code; it is deleted once setup is complete.
+//!   replica shows the same code; it is deleted once setup is complete;
+//! - whether the model registry was seeded (the first start with it).
 
 use super::clock::now;
 use super::{with_pool, Store, StoreError};
@@ -15,6 +16,7 @@ use crate::crypto::{random, CryptoError};
 const KEY_CHECK: &str = "key_check";
 const KEY_CHECK_TEXT: &str = "chat-gateway key check v1";
 const SETUP_CODE: &str = "setup_code";
+const MODEL_REGISTRY_SEEDED: &str = "model_registry_seeded";
 /// Bytes of randomness in a setup code (128 bits).
 const SETUP_CODE_BYTES: usize = 16;
 
@@ -87,6 +89,16 @@ impl<'a> Meta<'a> {
             }
         };
         Ok(cipher.decrypt_secret(&stored, SETUP_CODE)?)
+    }
+
+    /// Claim the one-time seeding of the model registry: true for the one
+    /// caller (of every replica, ever) that should seed it.
+    pub async fn claim_registry_seeding(&self) -> Result<bool, StoreError> {
+        if self.get(MODEL_REGISTRY_SEEDED).await?.is_some() {
+            return Ok(false);
+        }
+        let mine = random::token(16);
+        Ok(self.get_or_insert(MODEL_REGISTRY_SEEDED, &mine).await? == mine)
     }
 
     /// Forget the setup code (setup is complete).

@@ -28,6 +28,7 @@ pub mod domains;
 pub mod ids;
 pub mod login_failures;
 pub mod meta;
+pub mod model_registry;
 pub mod pending_logins;
 pub mod provider_accounts;
 pub mod provider_oauth_pending;
@@ -289,6 +290,10 @@ impl Store {
 
     pub fn api_keys(&self) -> api_keys::ApiKeys<'_> {
         api_keys::ApiKeys::new(self)
+    }
+
+    pub fn model_registry(&self) -> model_registry::ModelRegistry<'_> {
+        model_registry::ModelRegistry::new(self)
     }
 
     pub fn provider_accounts(&self) -> provider_accounts::ProviderAccounts<'_> {

@@ -17,6 +17,7 @@
 //! | [`upstream`] | `/upstream/status`, `/upstream/setup`, `/upstream/poll`, `/upstream/token` (own upstream credentials) |
 //! | [`providers`] | `/providers/registry`, `/providers/status`, `/providers/priority`, `/providers/rate-limits` ([`rate_limits`]), `/providers/{provider}`, `/providers/{provider}/connect`, `/providers/{provider}/accounts[/{id}]` (own provider accounts) |
 //! | [`provider_signin`] | `/providers/{provider}/auth`, `/providers/{provider}/relay-script`, `/providers/{provider}/relay` (public), `/providers/assistant_vendor/callback`, `/assistant/device-code`, `/assistant/device-poll`, `/assistant/status`, `/assistant/disconnect` (OAuth sign-ins) |
+//! | [`models`] | `/models` (what the user can call), `/models/registry[/{id}]`, `/models/registry/populate`, `/models/visibility-defaults[/{provider_id}[/apply]]`, `/models/visibility-defaults/apply-all` (Admin) |
 //! | [`usage`] | `/usage` (own), `/admin/usage`, `/admin/usage/users` (Admin) |
 //!
 //! SSO (`/auth/google*`) and configuration (`/config*`) routes are merged in
@@ -34,6 +35,7 @@ pub(crate) mod extract;
 pub(crate) mod json;
 pub(crate) mod keys;
 pub(crate) mod login;
+pub(crate) mod models;
 pub(crate) mod provider_signin;
 pub(crate) mod providers;
 pub(crate) mod rate_limits;
@@ -139,6 +141,26 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
         )
         .route("/admin/providers", get(providers::switches))
         .route("/admin/providers/{provider}", patch(providers::set_switch))
+        .route("/models", get(models::usable))
+        .route("/models/registry", get(models::registry))
+        .route("/models/registry/populate", post(models::populate))
+        .route(
+            "/models/registry/{id}",
+            patch(models::update).delete(models::delete),
+        )
+        .route("/models/visibility-defaults", get(models::defaults))
+        .route(
+            "/models/visibility-defaults/apply-all",
+            post(models::apply_all),
+        )
+        .route(
+            "/models/visibility-defaults/{provider}",
+            put(models::set_default).delete(models::delete_default),
+        )
+        .route(
+            "/models/visibility-defaults/{provider}/apply",
+            post(models::apply_default),
+        )
         .route("/usage", get(usage::own))
         .route("/admin/usage", get(usage::global))
         .route("/admin/usage/users", get(usage::per_user))

@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use ts_rs::{Config, TS};
 
 use super::{
-    account, config, domains, keys, login, provider_signin, providers, rate_limits, reply, status,
-    two_factor, upstream, usage, users,
+    account, config, domains, keys, login, models, provider_signin, providers, rate_limits, reply,
+    status, two_factor, upstream, usage, users,
 };
 use crate::config::Reload;
 use crate::error::{ErrorBody, ErrorDetail};
@@ -115,6 +115,20 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<provider_signin::code_host::DeviceFlowStatus>(cfg),
         declare::<provider_signin::code_host::AssistantPoll>(cfg),
         declare::<provider_signin::code_host::AssistantStatus>(cfg),
+        // Models
+        declare::<models::CallableModel>(cfg),
+        declare::<models::CallableModelList>(cfg),
+        declare::<models::RegistryModel>(cfg),
+        declare::<models::RegistryModelList>(cfg),
+        declare::<models::EntryPatch>(cfg),
+        declare::<models::PopulateBody>(cfg),
+        declare::<models::PopulatedProvider>(cfg),
+        declare::<models::PopulateResult>(cfg),
+        declare::<models::VisibilityDefaultView>(cfg),
+        declare::<models::VisibilityDefaultList>(cfg),
+        declare::<models::VisibilityDefaultBody>(cfg),
+        declare::<models::ApplyResult>(cfg),
+        declare::<models::ApplyAllResult>(cfg),
         // Usage
         declare::<GroupBy>(cfg),
         declare::<usage::UsageFigures>(cfg),

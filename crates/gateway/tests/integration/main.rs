@@ -20,6 +20,7 @@ mod infra;
 mod keys_lifecycle;
 mod keys_support;
 mod log_secrets;
+mod model_registry;
 mod profiles;
 mod provider_signins;
 mod providers_per_user;

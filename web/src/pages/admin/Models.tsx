@@ -25,7 +25,7 @@ function price(v: number | null): string {
 
 function EditModel({ model, onClose }: { model: RegistryModel; onClose: () => void }) {
   const queryClient = useQueryClient();
-  const [name, setName] = useState(model.display_name ?? '');
+  const [name, setName] = useState(model.display_name === model.model_id ? '' : model.display_name);
   const [prices, setPrices] = useState({
     input_price_per_mtok: model.input_price_per_mtok?.toString() ?? '',
     output_price_per_mtok: model.output_price_per_mtok?.toString() ?? '',
@@ -145,7 +145,7 @@ function Registry() {
       <QueryView query={registry} loadingLabel="Loading the registry…">
         {(d) => {
           const rows = d.models.filter(
-            (m) => (!provider || m.provider === provider) && `${m.model_id} ${m.display_name ?? ''}`.toLowerCase().includes(filter.toLowerCase()),
+            (m) => (!provider || m.provider === provider) && `${m.model_id} ${m.display_name}`.toLowerCase().includes(filter.toLowerCase()),
           );
           const providers = [...new Set(d.models.map((m) => m.provider))];
           return d.models.length === 0 ? (
@@ -201,7 +201,7 @@ function Registry() {
                         </td>
                         <td>
                           <div className="mono">{m.provider === 'primary' ? m.model_id : `${m.provider}/${m.model_id}`}</div>
-                          {m.display_name && <div className="muted small">{m.display_name}</div>}
+                          {m.display_name !== m.model_id && <div className="muted small">{m.display_name}</div>}
                         </td>
                         <td>{PROVIDER_NAMES[m.provider] ?? m.provider}</td>
                         <td>{m.context_window?.toLocaleString() ?? '—'}</td>

@@ -81,6 +81,12 @@ pub struct ProviderModel {
     pub display_name: Option<String>,
     /// Unix seconds, when the provider says.
     pub created: Option<u64>,
+    /// Tokens of context, when the listing says (the assistant vendor's
+    /// `capabilities.limits.max_context_window_tokens`, or a top-level
+    /// `context_window` / `context_length` of OpenAI-style servers).
+    pub context_window: Option<u32>,
+    /// Tokens of output, when the listing says.
+    pub max_output_tokens: Option<u32>,
 }
 
 /// One page of a listing, and the cursor of the next page (messages format).
@@ -127,10 +133,25 @@ pub fn parse_page(format: WireFormat, body: &[u8]) -> Result<Page, String> {
             .or_else(|| entry.get("name"))
             .and_then(Value::as_str)
             .map(str::to_owned);
+        let limits = entry.get("capabilities").and_then(|c| c.get("limits"));
+        let context_window = first_count(
+            limits,
+            entry,
+            &["max_context_window_tokens"],
+            &["context_window", "context_length", "max_input_tokens"],
+        );
+        let max_output_tokens = first_count(
+            limits,
+            entry,
+            &["max_output_tokens"],
+            &["max_output_tokens"],
+        );
         models.push(ProviderModel {
             id: id.to_owned(),
             display_name,
             created,
+            context_window,
+            max_output_tokens,
         });
     }
     let next_after = match format {
@@ -143,6 +164,24 @@ pub fn parse_page(format: WireFormat, body: &[u8]) -> Result<Page, String> {
         _ => None,
     };
     Ok(Page { models, next_after })
+}
+
+/// The first of `in_limits` (under `limits`) or `top` (on `entry`) that is a
+/// token count.
+fn first_count(
+    limits: Option<&Value>,
+    entry: &Value,
+    in_limits: &[&str],
+    top: &[&str],
+) -> Option<u32> {
+    let count = |v: Option<&Value>| {
+        v.and_then(Value::as_u64)
+            .and_then(|n| u32::try_from(n).ok())
+    };
+    in_limits
+        .iter()
+        .find_map(|k| count(limits.and_then(|l| l.get(k))))
+        .or_else(|| top.iter().find_map(|k| count(entry.get(k))))
 }
 
 fn parse_rfc3339(text: &str) -> Option<u64> {
@@ -254,8 +293,29 @@ mod tests {
         assert_eq!(ids, ["gpt-4o", "claude-sonnet-4.5"]);
         assert_eq!(page.models[0].created, Some(1_715_367_049));
         assert_eq!(page.next_after, None);
+        assert_eq!(page.models[1].context_window, None);
         assert!(parse_page(WireFormat::OpenAi, b"{}").is_err());
         assert!(parse_page(WireFormat::OpenAi, b"<html>").is_err());
+    }
+
+    #[test]
+    fn reads_the_limits_a_listing_gives() {
+        let body = br#"{"data":[
+            {"id":"gpt-4.1","capabilities":{"type":"chat","limits":{"max_context_window_tokens":128000,"max_output_tokens":16384}}},
+            {"id":"llama3","context_length":8192},
+            {"id":"big","context_window":99999999999}
+        ]}"#;
+        let page = parse_page(WireFormat::OpenAi, body).unwrap();
+        let m = &page.models;
+        assert_eq!(
+            (m[0].context_window, m[0].max_output_tokens),
+            (Some(128_000), Some(16_384))
+        );
+        assert_eq!(
+            (m[1].context_window, m[1].max_output_tokens),
+            (Some(8192), None)
+        );
+        assert_eq!(m[2].context_window, None, "not a u32: unknown");
     }
 
     #[tokio::test]
@@ -266,6 +326,8 @@ mod tests {
             id: "m".into(),
             display_name: None,
             created: None,
+            context_window: None,
+            max_output_tokens: None,
         }];
         let got = cache.get(ttl, "p", || async { Ok(one.clone()) }).await;
         assert_eq!(got.len(), 1);

@@ -20,21 +20,21 @@ use super::{input_estimate, leading_error, Answer, EventAnswer, Events, Provider
 use crate::error::GatewayError;
 use crate::turn::Turn;
 use credentials::per_user::PrimaryAuth;
-use models::ModelCache;
+use models::ResolvedModel;
 use relay::PrimaryRelay;
 use request::{encode_request, CallOptions};
 
-/// Serve one chat request through `primary` with the tokens of `auth`: the
-/// model resolved against `models`, the request built and sent (retries,
-/// first event), the first events read. An error before any content is a
-/// plain HTTP error.
+/// Serve one chat request through `primary` with the tokens of `auth`, for
+/// `model` (the client's name resolved, e.g. by
+/// [`crate::providers::model_gate::ModelGate::resolve_primary`]): the
+/// request built and sent (retries, first event), the first events read. An
+/// error before any content is a plain HTTP error.
 pub async fn serve(
     turn: &Turn,
     auth: PrimaryAuth,
-    models: &ModelCache,
+    model: ResolvedModel,
     req: ChatRequest,
 ) -> Result<Answer, GatewayError> {
-    let model = models.resolve(&req.model)?;
     turn.record_route(ProviderId::Primary.as_str(), &model.id);
     tracing::debug!(
         provider = "primary",

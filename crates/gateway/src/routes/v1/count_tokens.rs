@@ -70,6 +70,9 @@ async fn serve(
         &app.accounts().switches().disabled(),
     )
     .await?;
+    // A disabled model is not counted either (the counting endpoint is an
+    // upstream call like any other).
+    app.model_gate().check(route.provider, &route.model)?;
     if route.provider == ProviderId::MessagesVendor {
         if let Some(provider) = available
             .iter()
