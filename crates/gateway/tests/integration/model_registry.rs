@@ -129,6 +129,24 @@ async fn admins_curate_the_model_list(db: TestDb) {
     assert!(gpt5["id"].as_str().unwrap().len() == 36);
     assert!(registry(&admin, Some("custom")).await.is_empty());
 
+    // Seeding happens once per store: a later start (here a second
+    // replica) does not bring back what an admin deleted.
+    let o4 = entry(&admin, "completions_vendor", "o4-mini").await;
+    let path = format!("/_ui/api/models/registry/{}", o4["id"].as_str().unwrap());
+    assert_eq!(admin.delete(&path).await.status(), 200);
+    let again = env.replica().await;
+    assert_eq!(
+        UiClient::new(&again.base)
+            .get("/_ui/api/status")
+            .await
+            .status(),
+        200
+    );
+    assert!(registry(&admin, Some("completions_vendor"))
+        .await
+        .iter()
+        .all(|e| e["model_id"] != "o4-mini"));
+
     // The admin connects custom (a local server) and messages_vendor.
     let resp = admin
         .put(
@@ -165,7 +183,7 @@ async fn admins_curate_the_model_list(db: TestDb) {
     assert!(messages.get("error").is_none(), "{messages}");
     let completions = outcome(&first, "completions_vendor");
     assert_eq!(completions["source"], "static", "{completions}");
-    assert_eq!(completions["added"], 0, "seeded already: {completions}");
+    assert_eq!(completions["added"], 1, "o4-mini again: {completions}");
     assert!(completions["error"]
         .as_str()
         .unwrap()
