@@ -180,9 +180,12 @@ pub async fn serve(
     // the records of the final requests are drained into the store.
     let usage_stop = CancellationToken::new();
     let usage_writer = match (state.store_opt(), state.usage_sink().take_receiver()) {
-        (Some(store), Some(rx)) => {
-            Some(usage::writer::spawn(store.clone(), rx, usage_stop.clone()))
-        }
+        (Some(store), Some(rx)) => Some(usage::writer::spawn(
+            store.clone(),
+            rx,
+            state.model_gate().price_book(),
+            usage_stop.clone(),
+        )),
         _ => None,
     };
     let front_door = server::FrontDoor::new(state.clone(), server::router(state.clone()));

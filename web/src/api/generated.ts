@@ -417,13 +417,23 @@ export type GroupBy = "day" | "model" | "provider";
 /**
  * The counters of a row, or of the whole range.
  */
-export type UsageFigures = { requests: number, errors: number, input_tokens: number, output_tokens: number, cache_read_tokens: number, cache_write_tokens: number, total_tokens: number, avg_latency_ms: number, };
+export type UsageFigures = { requests: number, errors: number, input_tokens: number, output_tokens: number, cache_read_tokens: number, cache_write_tokens: number, total_tokens: number, avg_latency_ms: number, 
+/**
+ * USD at the registry's prices when each request was recorded
+ * (requests of models without a price count 0).
+ */
+cost_usd: number, };
 
 /**
  * One row: `group` when grouped (`null` for requests without a model or
  * provider), `user_id` and `email` when per user.
  */
-export type UsageRow = { group?: string | null, user_id?: string | null, email?: string | null, requests: number, errors: number, input_tokens: number, output_tokens: number, cache_read_tokens: number, cache_write_tokens: number, total_tokens: number, avg_latency_ms: number, };
+export type UsageRow = { group?: string | null, user_id?: string | null, email?: string | null, requests: number, errors: number, input_tokens: number, output_tokens: number, cache_read_tokens: number, cache_write_tokens: number, total_tokens: number, avg_latency_ms: number, 
+/**
+ * USD at the registry's prices when each request was recorded
+ * (requests of models without a price count 0).
+ */
+cost_usd: number, };
 
 /**
  * A usage report.

@@ -11,6 +11,13 @@ export function fmtCompact(n: number | null | undefined): string {
   return n === null || n === undefined ? '—' : compact.format(n);
 }
 
+const usd = new Intl.NumberFormat(undefined, { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 4 });
+
+/** US dollars, to the hundredth of a cent (requests cost fractions of a cent). */
+export function fmtUsd(n: number | null | undefined): string {
+  return n === null || n === undefined ? '—' : usd.format(n);
+}
+
 export function fmtMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined) return '—';
   return ms >= 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.round(ms)} ms`;

@@ -9,7 +9,7 @@ import { isAdmin, useMe } from '../api/session';
 import type { ProviderStatusList, UpstreamStatus, UsageAnswer } from '../api/types';
 import { TimeChart } from '../components/TimeChart';
 import { Badge, Empty, ErrorNotice, Loading, Notice, Page, QueryView, Section } from '../components/ui';
-import { fmtCompact, fmtInt, fmtMs, fmtRelative, utcDate } from '../lib/format';
+import { fmtCompact, fmtInt, fmtMs, fmtRelative, fmtUsd, utcDate } from '../lib/format';
 import { pollEvery } from '../lib/visibility';
 import { PROVIDER_NAMES } from './providers/names';
 
@@ -65,6 +65,7 @@ function UsagePanel({ everyone }: { everyone: boolean }) {
               <Stat label="Tokens" value={fmtCompact(t.total_tokens)} sub={`${fmtCompact(t.input_tokens)} in · ${fmtCompact(t.output_tokens)} out`} />
               <Stat label="Errors" value={fmtInt(t.errors)} sub={t.requests ? `${errRate.toFixed(1)} % of requests` : undefined} />
               <Stat label="Avg latency" value={t.requests ? fmtMs(t.avg_latency_ms) : '—'} />
+              <Stat label="Cost" value={fmtUsd(t.cost_usd)} sub="at the registry's prices" />
             </div>
             {t.requests === 0 ? (
               <Empty title="No requests in the last 14 days">

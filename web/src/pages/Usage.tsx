@@ -9,12 +9,12 @@ import type { UsageAnswer, UsageRow } from '../api/types';
 import { TimeChart } from '../components/TimeChart';
 import { Button, Empty, Page, QueryView, Section, SelectField, TextField } from '../components/ui';
 import { downloadText, toCsv } from '../lib/download';
-import { fmtInt, fmtMs, utcDate } from '../lib/format';
+import { fmtInt, fmtMs, fmtUsd, utcDate } from '../lib/format';
 
 export type GroupBy = 'day' | 'model' | 'provider' | 'user';
 type Scope = 'own' | 'all';
 
-const COLUMNS: { key: keyof UsageRow; label: string; ms?: boolean }[] = [
+const COLUMNS: { key: keyof UsageRow; label: string; ms?: boolean; usd?: boolean }[] = [
   { key: 'requests', label: 'Requests' },
   { key: 'errors', label: 'Errors' },
   { key: 'input_tokens', label: 'Input tokens' },
@@ -23,7 +23,15 @@ const COLUMNS: { key: keyof UsageRow; label: string; ms?: boolean }[] = [
   { key: 'cache_write_tokens', label: 'Cache write' },
   { key: 'total_tokens', label: 'Total tokens' },
   { key: 'avg_latency_ms', label: 'Avg latency', ms: true },
+  { key: 'cost_usd', label: 'Cost', usd: true },
 ];
+
+/** One figure of a usage row as the table shows it. */
+function cell(c: (typeof COLUMNS)[number], value: unknown): string {
+  if (c.ms) return fmtMs(value as number | null);
+  if (c.usd) return fmtUsd(value as number | null);
+  return fmtInt(value as number);
+}
 
 export function usageRequest(scope: Scope, groupBy: GroupBy, from: string, to: string) {
   const query: Record<string, string> = { from };
@@ -187,7 +195,7 @@ export default function Usage() {
                           <tr key={`${rowName(r, groupBy)}-${i}`}>
                             <th scope="row">{rowName(r, groupBy)}</th>
                             {COLUMNS.map((c) => (
-                              <td key={c.key}>{c.ms ? fmtMs(r[c.key] as number | null) : fmtInt(r[c.key] as number)}</td>
+                              <td key={c.key}>{cell(c, r[c.key])}</td>
                             ))}
                           </tr>
                         ))}
@@ -197,7 +205,7 @@ export default function Usage() {
                           <th scope="row">Total</th>
                           {COLUMNS.map((c) => (
                             <td key={c.key}>
-                              {c.ms ? fmtMs(d.totals[c.key as keyof typeof d.totals]) : fmtInt(d.totals[c.key as keyof typeof d.totals])}
+                              {cell(c, d.totals[c.key as keyof typeof d.totals])}
                             </td>
                           ))}
                         </tr>

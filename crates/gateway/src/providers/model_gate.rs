@@ -19,6 +19,7 @@ use super::primary::models::{ModelCache, ResolvedModel};
 use crate::error::GatewayError;
 use crate::store::model_registry::ModelEntry;
 use crate::store::{Store, StoreError};
+use crate::usage::prices::{PriceBook, PriceTable};
 
 /// What a request needs of one entry.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -53,6 +54,8 @@ struct View {
 #[derive(Debug, Default)]
 pub struct ModelGate {
     view: ArcSwap<View>,
+    /// The registry's prices, for the usage writer.
+    prices: Arc<PriceBook>,
 }
 
 impl ModelGate {
@@ -63,10 +66,20 @@ impl ModelGate {
         Ok(())
     }
 
+    /// The prices usage is costed at (kept with this view).
+    pub(crate) fn price_book(&self) -> Arc<PriceBook> {
+        self.prices.clone()
+    }
+
     /// Swap in a view of `entries`.
     pub fn replace(&self, entries: &[ModelEntry]) {
         let mut by_provider: HashMap<ProviderId, HashMap<String, EntryView>> = HashMap::new();
+        let mut prices = PriceTable::new();
         for e in entries {
+            prices
+                .entry(e.provider.clone())
+                .or_default()
+                .insert(e.model_id.clone(), e.prices());
             let Some(provider) = ProviderId::parse(&e.provider) else {
                 continue;
             };
@@ -82,6 +95,7 @@ impl ModelGate {
             );
         }
         self.view.store(Arc::new(View { by_provider }));
+        self.prices.replace(prices);
     }
 
     /// The entry of `model` of `provider`, if the registry has one.

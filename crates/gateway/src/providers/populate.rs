@@ -124,6 +124,7 @@ impl Populate<'_> {
                     return Ok(models
                         .into_iter()
                         .map(|m| FoundModel {
+                            default_prices: static_models::prices_of(provider, &m.id),
                             model_id: m.id,
                             display_name: m.display_name,
                             context_window: m.context_window.map(i64::from),
@@ -166,6 +167,7 @@ impl Populate<'_> {
             .list()
             .into_iter()
             .map(|m| FoundModel {
+                default_prices: static_models::prices_of(ProviderId::Primary, &m.id),
                 model_id: m.id,
                 display_name: m.name,
                 context_window: m.context_window.map(i64::from),
@@ -180,6 +182,7 @@ fn static_list(provider: ProviderId) -> Vec<FoundModel> {
     static_models::of(provider)
         .iter()
         .map(|m| FoundModel {
+            default_prices: m.prices(),
             model_id: m.id.clone(),
             display_name: m.display_name.clone(),
             context_window: m.context_window.map(i64::from),

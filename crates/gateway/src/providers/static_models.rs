@@ -8,14 +8,36 @@ use std::sync::LazyLock;
 use serde::Deserialize;
 
 use super::id::ProviderId;
+use crate::store::model_registry::Prices;
 
 /// One model of the static list.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct StaticModel {
     pub id: String,
     pub display_name: Option<String>,
     pub context_window: Option<u32>,
     pub max_output_tokens: Option<u32>,
+    /// List prices, USD per million tokens (absent: unknown).
+    #[serde(default)]
+    pub input_price_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub output_price_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub cache_read_price_per_mtok: Option<f64>,
+    #[serde(default)]
+    pub cache_write_price_per_mtok: Option<f64>,
+}
+
+impl StaticModel {
+    /// Its list prices.
+    pub fn prices(&self) -> Prices {
+        Prices {
+            input: self.input_price_per_mtok,
+            output: self.output_price_per_mtok,
+            cache_read: self.cache_read_price_per_mtok,
+            cache_write: self.cache_write_price_per_mtok,
+        }
+    }
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -54,6 +76,16 @@ pub fn of(provider: ProviderId) -> &'static [StaticModel] {
     }
 }
 
+/// The list prices of `model_id` of `provider` (all unknown when the file
+/// does not name it).
+pub fn prices_of(provider: ProviderId, model_id: &str) -> Prices {
+    of(provider)
+        .iter()
+        .find(|m| m.id == model_id)
+        .map(StaticModel::prices)
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +105,22 @@ mod tests {
         assert!(of(ProviderId::MessagesVendor)
             .iter()
             .all(|m| !m.id.contains('.')));
+        // Prices are non-negative where given.
+        for id in ProviderId::ALL {
+            for m in of(id) {
+                let p = m.prices();
+                for v in [p.input, p.output, p.cache_read, p.cache_write]
+                    .into_iter()
+                    .flatten()
+                {
+                    assert!(v.is_finite() && v >= 0.0, "{id}/{}", m.id);
+                }
+            }
+        }
+        assert_eq!(
+            prices_of(ProviderId::CompletionsVendor, "gpt-4o").input,
+            Some(2.5)
+        );
+        assert_eq!(prices_of(ProviderId::Primary, "auto"), Prices::default());
     }
 }

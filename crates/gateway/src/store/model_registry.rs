@@ -44,6 +44,18 @@ pub struct ModelEntry {
     pub updated_at: i64,
 }
 
+impl ModelEntry {
+    /// Its prices.
+    pub fn prices(&self) -> Prices {
+        Prices {
+            input: self.input_price_per_mtok,
+            output: self.output_price_per_mtok,
+            cache_read: self.cache_read_price_per_mtok,
+            cache_write: self.cache_write_price_per_mtok,
+        }
+    }
+}
+
 /// Where a populated model was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -62,13 +74,46 @@ impl Source {
     }
 }
 
+/// Prices of one model, USD per million tokens (`None`: unknown).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Prices {
+    pub input: Option<f64>,
+    pub output: Option<f64>,
+    pub cache_read: Option<f64>,
+    pub cache_write: Option<f64>,
+}
+
+impl Prices {
+    /// The cost in USD of these token counts, when any price is known.
+    /// Cache tokens without their own price cost the input price (the
+    /// counts are the canonical ones: input excludes cache tokens).
+    pub fn cost(&self, input: i64, output: i64, cache_read: i64, cache_write: i64) -> Option<f64> {
+        if *self == Prices::default() {
+            return None;
+        }
+        #[expect(
+            clippy::cast_precision_loss,
+            reason = "token counts are far below 2^52"
+        )]
+        let part = |tokens: i64, price: Option<f64>| tokens as f64 * price.unwrap_or(0.0);
+        let input_price = self.input;
+        let total = part(input, input_price)
+            + part(output, self.output)
+            + part(cache_read, self.cache_read.or(input_price))
+            + part(cache_write, self.cache_write.or(input_price));
+        Some(total / 1_000_000.0)
+    }
+}
+
 /// One model as a listing (or the static list) describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct FoundModel {
     pub model_id: String,
     pub display_name: Option<String>,
     pub context_window: Option<i64>,
     pub max_output_tokens: Option<i64>,
+    /// The prices a new entry starts with (the static file's list prices).
+    pub default_prices: Prices,
 }
 
 /// What a merge changed.
@@ -191,8 +236,11 @@ impl<'a> ModelRegistry<'a> {
                         let enabled = visible.as_ref().is_none_or(|v| v.contains(&m.model_id));
                         sqlx::query(
                             "INSERT INTO model_registry (id, provider, model_id, display_name, \
-                             enabled, source, context_window, max_output_tokens, created_at, updated_at) \
-                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)",
+                             enabled, source, context_window, max_output_tokens, \
+                             input_price_per_mtok, output_price_per_mtok, \
+                             cache_read_price_per_mtok, cache_write_price_per_mtok, \
+                             created_at, updated_at) \
+                             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $13)",
                         )
                         .bind(ModelEntryId::new())
                         .bind(provider)
@@ -202,6 +250,10 @@ impl<'a> ModelRegistry<'a> {
                         .bind(source.as_str())
                         .bind(m.context_window)
                         .bind(m.max_output_tokens)
+                        .bind(m.default_prices.input)
+                        .bind(m.default_prices.output)
+                        .bind(m.default_prices.cache_read)
+                        .bind(m.default_prices.cache_write)
                         .bind(now)
                         .execute(&mut *tx)
                         .await?;

@@ -14,26 +14,32 @@ use super::{with_pool, write_tx, Pool, Store, StoreError};
 /// The columns of a usage row, in bind order.
 const INSERT_COLUMNS: &str = "INSERT INTO usage_events (user_id, key_id, provider, model, \
      stream, status, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
-     latency_ms, created_at) ";
+     latency_ms, created_at, cost_usd) ";
 
 /// One usage row (SQLite).
 const INSERT_ONE: &str = "INSERT INTO usage_events (user_id, key_id, provider, model, \
      stream, status, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
-     latency_ms, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)";
+     latency_ms, created_at, cost_usd) \
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
 
-/// Rows per `INSERT` statement (12 parameters each, well under both
+/// Rows per `INSERT` statement (13 parameters each, well under both
 /// backends' parameter limits).
 const ROWS_PER_INSERT: usize = 500;
+
+/// Parameters per usage row.
+const COLUMNS_PER_ROW: usize = 13;
 
 /// Rows per SQLite `INSERT` statement of a flush (the rest go one by one).
 const SQLITE_ROWS_PER_INSERT: usize = 32;
 
 /// The SQLite statement of [`SQLITE_ROWS_PER_INSERT`] rows (numbered
-/// parameters: 12 per row).
+/// parameters: [`COLUMNS_PER_ROW`] per row).
 static SQLITE_INSERT_CHUNK: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     let rows: Vec<String> = (0..SQLITE_ROWS_PER_INSERT)
         .map(|row| {
-            let params: Vec<String> = (1..=12).map(|c| format!("${}", row * 12 + c)).collect();
+            let params: Vec<String> = (1..=COLUMNS_PER_ROW)
+                .map(|c| format!("${}", row * COLUMNS_PER_ROW + c))
+                .collect();
             format!("({})", params.join(", "))
         })
         .collect();
@@ -41,7 +47,7 @@ static SQLITE_INSERT_CHUNK: std::sync::LazyLock<String> = std::sync::LazyLock::n
 });
 
 /// One request, as recorded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UsageRecord {
     pub user_id: UserId,
     pub key_id: Option<ApiKeyId>,
@@ -61,6 +67,9 @@ pub struct UsageRecord {
     pub latency_ms: i64,
     /// Request start, Unix seconds.
     pub created_at: i64,
+    /// What it cost in USD at the registry's prices when it was written;
+    /// `None` when its model has no price.
+    pub cost_usd: Option<f64>,
 }
 
 /// What rows are grouped by.
@@ -114,7 +123,7 @@ pub struct UsageFilter {
 }
 
 /// One aggregate row.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UsageRow {
     /// The group's value (day as `YYYY-MM-DD`, model or provider); `None`
     /// when not grouped.
@@ -131,6 +140,8 @@ pub struct UsageRow {
     pub cache_read_tokens: i64,
     pub cache_write_tokens: i64,
     pub avg_latency_ms: i64,
+    /// USD, the sum over the rows with a price.
+    pub cost_usd: f64,
 }
 
 #[derive(sqlx::FromRow)]
@@ -145,6 +156,7 @@ struct AggregateRow {
     cache_read_tokens: i64,
     cache_write_tokens: i64,
     avg_latency_ms: i64,
+    cost_usd: f64,
 }
 
 /// The usage repository.
@@ -187,7 +199,8 @@ impl<'a> Usage<'a> {
                             .bind(r.cache_read_tokens)
                             .bind(r.cache_write_tokens)
                             .bind(r.latency_ms)
-                            .bind(r.created_at);
+                            .bind(r.created_at)
+                            .bind(r.cost_usd);
                     }
                     q.execute(&mut *tx).await?;
                 }
@@ -205,6 +218,7 @@ impl<'a> Usage<'a> {
                         .bind(r.cache_write_tokens)
                         .bind(r.latency_ms)
                         .bind(r.created_at)
+                        .bind(r.cost_usd)
                         .execute(&mut *tx)
                         .await?;
                 }
@@ -225,7 +239,8 @@ impl<'a> Usage<'a> {
                             .push_bind(r.cache_read_tokens)
                             .push_bind(r.cache_write_tokens)
                             .push_bind(r.latency_ms)
-                            .push_bind(r.created_at);
+                            .push_bind(r.created_at)
+                            .push_bind(r.cost_usd);
                     });
                     q.build().execute(&mut *tx).await?;
                 }
@@ -262,7 +277,8 @@ impl<'a> Usage<'a> {
                  CAST(COALESCE(SUM(e.output_tokens), 0) AS BIGINT) AS output_tokens, \
                  CAST(COALESCE(SUM(e.cache_read_tokens), 0) AS BIGINT) AS cache_read_tokens, \
                  CAST(COALESCE(SUM(e.cache_write_tokens), 0) AS BIGINT) AS cache_write_tokens, \
-                 CAST(COALESCE(AVG(e.latency_ms), 0) AS BIGINT) AS avg_latency_ms \
+                 CAST(COALESCE(AVG(e.latency_ms), 0) AS BIGINT) AS avg_latency_ms, \
+                 CAST(COALESCE(SUM(e.cost_usd), 0) AS DOUBLE PRECISION) AS cost_usd \
                  FROM usage_events e "
             ));
             if by_user {
@@ -306,6 +322,7 @@ impl<'a> Usage<'a> {
                 cache_read_tokens: r.cache_read_tokens,
                 cache_write_tokens: r.cache_write_tokens,
                 avg_latency_ms: r.avg_latency_ms,
+                cost_usd: r.cost_usd,
             })
             .collect();
         out.sort_by(|a, b| {
@@ -337,12 +354,13 @@ impl<'a> Usage<'a> {
             cache_write_tokens: i64,
             latency_ms: i64,
             created_at: i64,
+            cost_usd: Option<f64>,
         }
         let rows: Vec<Row> = with_pool!(self.store, p => {
             sqlx::query_as(
                 "SELECT user_id, key_id, provider, model, stream, status, input_tokens, \
-                 output_tokens, cache_read_tokens, cache_write_tokens, latency_ms, created_at \
-                 FROM usage_events WHERE user_id = $1 ORDER BY id",
+                 output_tokens, cache_read_tokens, cache_write_tokens, latency_ms, created_at, \
+                 cost_usd FROM usage_events WHERE user_id = $1 ORDER BY id",
             )
             .bind(user)
             .fetch_all(p)
@@ -363,6 +381,7 @@ impl<'a> Usage<'a> {
                 cache_write_tokens: r.cache_write_tokens,
                 latency_ms: r.latency_ms,
                 created_at: r.created_at,
+                cost_usd: r.cost_usd,
             })
             .collect())
     }
@@ -403,6 +422,7 @@ mod tests {
                 cache_write_tokens: 4,
                 latency_ms: 5,
                 created_at: 1_700_000_000 + i64::try_from(i).unwrap(),
+                cost_usd: (i % 4 != 0).then(|| f64::from(u32::try_from(i).unwrap()) / 1000.0),
             })
             .collect();
         store.usage().insert_batch(&rows).await.unwrap();

@@ -15,7 +15,8 @@
 //! Answer: `{rows: [row], count, totals, from, to, group_by}` where a row is
 //! `{group?, user_id?, email?, requests, errors, input_tokens,
 //! output_tokens, cache_read_tokens, cache_write_tokens, total_tokens,
-//! avg_latency_ms}` (`totals` has the same counters over the whole range);
+//! avg_latency_ms, cost_usd}` (`totals` has the same counters over the whole
+//! range; `cost_usd` sums the rows whose model had a price);
 //! `from`/`to` echo the range used (RFC 3339, `to` may be `null`).
 
 use axum::extract::rejection::QueryRejection;
@@ -124,6 +125,9 @@ pub(crate) struct UsageFigures {
     cache_write_tokens: i64,
     total_tokens: i64,
     avg_latency_ms: i64,
+    /// USD at the registry's prices when each request was recorded
+    /// (requests of models without a price count 0).
+    cost_usd: f64,
 }
 
 impl From<&UsageRow> for UsageFigures {
@@ -141,6 +145,7 @@ impl From<&UsageRow> for UsageFigures {
                 .saturating_add(row.cache_read_tokens)
                 .saturating_add(row.cache_write_tokens),
             avg_latency_ms: row.avg_latency_ms,
+            cost_usd: row.cost_usd,
         }
     }
 }

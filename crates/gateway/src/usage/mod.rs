@@ -15,10 +15,12 @@
 //!   than slowing clients.
 //! - One writer task ([`writer`]) drains the channel in batches into few
 //!   multi-row `INSERT`s, and records the last use of each key at most every
-//!   [`writer::LAST_USED_EVERY`].
+//!   [`writer::LAST_USED_EVERY`]; it costs each record at the model
+//!   registry's prices ([`prices::PriceBook`]) as it takes it.
 //! - Only chat calls (`/v1/chat/completions`, `/v1/messages`) are usage;
 //!   other calls (`/v1/models`, count_tokens) only mark the key as used.
 
+pub(crate) mod prices;
 pub(crate) mod writer;
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -194,6 +196,8 @@ impl Drop for Ticket {
                 cache_write_tokens: tokens(o.usage.cache_write_tokens),
                 latency_ms: i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX),
                 created_at: self.created_at,
+                // Costed by the writer, off the request's path.
+                cost_usd: None,
             })
         } else {
             Message::Touch(self.owner.key_id, self.created_at)

@@ -11,11 +11,13 @@
 //! the next one (the batch is kept, up to [`MAX_PENDING`] records).
 
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 
+use super::prices::PriceBook;
 use super::Message;
 use crate::store::ids::ApiKeyId;
 use crate::store::usage::UsageRecord;
@@ -39,12 +41,15 @@ struct Batch {
     uses: HashMap<ApiKeyId, i64>,
     /// When each key's use was last written.
     written: HashMap<ApiKeyId, Instant>,
+    /// What each record costs.
+    prices: Arc<PriceBook>,
 }
 
 impl Batch {
     fn take(&mut self, msg: Message) {
         let (key, at) = match msg {
-            Message::Record(r) => {
+            Message::Record(mut r) => {
+                r.cost_usd = self.prices.cost(&r);
                 let use_ = r.key_id.map(|k| (k, r.created_at));
                 self.records.push(r);
                 match use_ {
@@ -129,6 +134,7 @@ impl Batch {
 pub(crate) fn spawn(
     store: Store,
     rx: mpsc::Receiver<Message>,
+    prices: Arc<PriceBook>,
     cancel: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     #[expect(
@@ -136,18 +142,24 @@ pub(crate) fn spawn(
         reason = "tracked: serve() awaits this handle at shutdown"
     )]
     tokio::spawn(async move {
-        run(store, rx, cancel).await;
+        run(store, rx, prices, cancel).await;
     })
 }
 
 /// The writer's loop; returns how many transactions wrote usage rows.
-async fn run(store: Store, mut rx: mpsc::Receiver<Message>, cancel: CancellationToken) -> u64 {
+async fn run(
+    store: Store,
+    mut rx: mpsc::Receiver<Message>,
+    prices: Arc<PriceBook>,
+    cancel: CancellationToken,
+) -> u64 {
     {
         let mut batch = Batch {
             transactions: 0,
             records: Vec::with_capacity(BATCH_ROWS),
             uses: HashMap::new(),
             written: HashMap::new(),
+            prices,
         };
         let mut incoming: Vec<Message> = Vec::with_capacity(BATCH_ROWS);
         let mut tick = tokio::time::interval(FLUSH_EVERY);
@@ -200,6 +212,7 @@ mod tests {
             cache_write_tokens: 0,
             latency_ms: 3,
             created_at: at,
+            cost_usd: None,
         }
     }
 
@@ -221,7 +234,7 @@ mod tests {
         }
         let cancel = CancellationToken::new();
         #[expect(clippy::disallowed_methods, reason = "the test awaits the writer")]
-        let writer = tokio::spawn(run(store.clone(), rx, cancel.clone()));
+        let writer = tokio::spawn(run(store.clone(), rx, Arc::default(), cancel.clone()));
         // More arrive while it runs; shutdown must drain them too.
         tokio::time::sleep(Duration::from_millis(50)).await;
         for i in 0..10 {
@@ -252,6 +265,7 @@ mod tests {
             records: Vec::new(),
             uses: HashMap::new(),
             written: HashMap::new(),
+            prices: Arc::default(),
         };
         let (k1, k2) = (ApiKeyId::new(), ApiKeyId::new());
         b.take(Message::Record(record(k1, 100)));

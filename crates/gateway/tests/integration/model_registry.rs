@@ -125,7 +125,8 @@ async fn admins_curate_the_model_list(db: TestDb) {
     assert_eq!(gpt5["source"], "static");
     assert_eq!(gpt5["enabled"], true);
     assert_eq!(gpt5["display_name"], "GPT-5");
-    assert_eq!(gpt5["input_price_per_mtok"], Value::Null);
+    assert_eq!(gpt5["input_price_per_mtok"], 1.25, "the list price");
+    assert_eq!(entry(&admin, "primary", "auto").await["input_price_per_mtok"], Value::Null);
     assert!(gpt5["id"].as_str().unwrap().len() == 36);
     assert!(registry(&admin, Some("custom")).await.is_empty());
 
@@ -527,7 +528,102 @@ async fn admins_curate_the_model_list(db: TestDb) {
     assert_eq!(anonymous.status(), 401);
 }
 
-crate::both_stores!(admins_curate_the_model_list);
+/// Usage is costed at the registry's prices when it is recorded (issue 21):
+/// the static file's list price to start with, an admin's price from the
+/// change on; a model without a price costs nothing and says so (`null`).
+async fn usage_is_costed_at_the_registry_s_prices(db: TestDb) {
+    let sim = start_sim().await;
+    let env = start(db, &sim).await;
+    let admin = env.admin().await;
+    let key = v1_key(&admin).await;
+    let me = crate::keys_support::user_id(&admin).await;
+    sim.add_vendor_api_key(Vendor::Completions, "sk-admin-openai");
+    let resp = admin
+        .post(
+            "/_ui/api/providers/completions_vendor/accounts",
+            json!({"api_key": "sk-admin-openai"}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
+    let gpt4o = entry(&admin, "completions_vendor", "gpt-4o").await;
+    assert_eq!(
+        gpt4o["input_price_per_mtok"], 2.5,
+        "the list price: {gpt4o}"
+    );
+    assert_eq!(gpt4o["output_price_per_mtok"], 10.0);
+
+    assert_eq!(chat(&env, &key, "gpt-4o").await.status(), 200);
+    let path = format!("/_ui/api/models/registry/{}", gpt4o["id"].as_str().unwrap());
+    let changed = json_of(
+        patch(
+            &admin,
+            &path,
+            json!({"input_price_per_mtok": 1000, "output_price_per_mtok": 2000}),
+        )
+        .await,
+    )
+    .await;
+    assert_eq!(changed["input_price_per_mtok"], 1000.0);
+    assert_eq!(chat(&env, &key, "gpt-4o").await.status(), 200);
+    assert_eq!(
+        chat(&env, &key, "completions_vendor/chatgpt-4o-latest")
+            .await
+            .status(),
+        200
+    );
+
+    // The rows, once written (a second or so, off the request's path).
+    let store = env.db.store().await;
+    let mut rows = Vec::new();
+    for _ in 0..150 {
+        rows = store.usage().records_of(me).await.unwrap();
+        if rows.len() >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    store.close().await;
+    assert_eq!(rows.len(), 3, "{rows:?}");
+    let cost = |r: &gateway::store::usage::UsageRecord, input: f64, output: f64| {
+        #[expect(clippy::cast_precision_loss, reason = "small test counts")]
+        let tokens = |n: i64| n as f64;
+        (tokens(r.input_tokens + r.cache_read_tokens + r.cache_write_tokens) * input
+            + tokens(r.output_tokens) * output)
+            / 1e6
+    };
+    assert!(
+        rows[0].input_tokens > 0 && rows[0].output_tokens > 0,
+        "{rows:?}"
+    );
+    let first = rows[0].cost_usd.unwrap();
+    assert!(
+        (first - cost(&rows[0], 2.5, 10.0)).abs() < 1e-12,
+        "{rows:?}"
+    );
+    let second = rows[1].cost_usd.unwrap();
+    assert!(
+        (second - cost(&rows[1], 1000.0, 2000.0)).abs() < 1e-9,
+        "{rows:?}"
+    );
+    assert_eq!(rows[2].cost_usd, None, "chatgpt-4o-latest has no price");
+
+    // The usage report sums them, per model and in total.
+    let report = json_of(admin.get("/_ui/api/usage?group_by=model").await).await;
+    let total = report["totals"]["cost_usd"].as_f64().unwrap();
+    assert!((total - (first + second)).abs() < 1e-9, "{report}");
+    let row = report["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["group"] == "chatgpt-4o-latest")
+        .unwrap();
+    assert_eq!(row["cost_usd"], 0.0);
+}
+
+crate::both_stores!(
+    admins_curate_the_model_list,
+    usage_is_costed_at_the_registry_s_prices
+);
 
 /// How long until `base` stops listing `model` for `key` (up to 5 s).
 async fn hidden_after(base: &str, key: &str, model: &str) -> Option<Duration> {

@@ -1,4 +1,6 @@
--- usage_events without AUTOINCREMENT (SQLite flavour). AUTOINCREMENT made
+-- usage_events gains its cost (issue 21: USD at the model registry's
+-- prices when the row was written; NULL when the model has no price), and
+-- loses AUTOINCREMENT (SQLite flavour). AUTOINCREMENT made
 -- every insert read and write the sqlite_sequence table besides the row
 -- and its two indexes; the plain INTEGER PRIMARY KEY (the rowid) gives the
 -- same increasing ids as long as the newest row is not deleted, and nothing
@@ -17,10 +19,11 @@ CREATE TABLE usage_events_new (
     cache_read_tokens  INTEGER NOT NULL,
     cache_write_tokens INTEGER NOT NULL,
     latency_ms         INTEGER NOT NULL,                   -- request start to the end of the answer
-    created_at         INTEGER NOT NULL                    -- request start, Unix seconds
+    created_at         INTEGER NOT NULL,                   -- request start, Unix seconds
+    cost_usd           REAL                                -- USD; NULL: no price known
 );
 INSERT INTO usage_events_new SELECT id, user_id, key_id, provider, model, stream, status,
-    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, latency_ms, created_at
+    input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, latency_ms, created_at, NULL
     FROM usage_events;
 DROP TABLE usage_events;
 ALTER TABLE usage_events_new RENAME TO usage_events;
