@@ -126,7 +126,10 @@ async fn admins_curate_the_model_list(db: TestDb) {
     assert_eq!(gpt5["enabled"], true);
     assert_eq!(gpt5["display_name"], "GPT-5");
     assert_eq!(gpt5["input_price_per_mtok"], 1.25, "the list price");
-    assert_eq!(entry(&admin, "primary", "auto").await["input_price_per_mtok"], Value::Null);
+    assert_eq!(
+        entry(&admin, "primary", "auto").await["input_price_per_mtok"],
+        Value::Null
+    );
     assert!(gpt5["id"].as_str().unwrap().len() == 36);
     assert!(registry(&admin, Some("custom")).await.is_empty());
 
