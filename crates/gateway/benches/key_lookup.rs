@@ -59,6 +59,8 @@ fn setup() -> Result<Fixture, Box<dyn Error>> {
         key_hash: &generated.hash_hex,
         key_prefix: &generated.display_prefix,
         label: "bench",
+        expires_at: None,
+        allowed_models: None,
     }))?;
     let cache = KeyCache::new();
     let key = generated.key.expose().to_owned();

@@ -26,6 +26,8 @@ pub enum AuthFailure {
     MissingKey,
     /// A key was presented and it is not valid.
     InvalidKey,
+    /// A key was presented and it expired (its `expires_at` has passed).
+    ExpiredKey,
     /// Web UI: no `gw_session` cookie, or its session has expired or ended.
     NoSession,
     /// Web UI sign-in: wrong email or password (which one is not said).
@@ -113,6 +115,7 @@ fn auth_message(failure: AuthFailure) -> &'static str {
             "missing API key: send it as 'Authorization: Bearer <key>' or 'x-api-key: <key>'"
         }
         AuthFailure::InvalidKey => "invalid API key",
+        AuthFailure::ExpiredKey => "this API key has expired",
         AuthFailure::NoSession => "not signed in, or the session has expired",
         AuthFailure::BadCredentials => "invalid email or password",
         AuthFailure::BadSecondFactor => "invalid or expired code or login token",
@@ -271,7 +274,9 @@ impl IntoResponse for GatewayError {
         }
         if matches!(
             self,
-            GatewayError::Auth(AuthFailure::MissingKey | AuthFailure::InvalidKey)
+            GatewayError::Auth(
+                AuthFailure::MissingKey | AuthFailure::InvalidKey | AuthFailure::ExpiredKey
+            )
         ) {
             response
                 .headers_mut()

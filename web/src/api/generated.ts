@@ -110,12 +110,22 @@ export type TwoFactorVerifyBody = { code: string, };
  */
 export type TwoFactorVerified = { ok: true, recovery_codes: Array<string>, };
 
-export type CreateKeyBody = { label?: string | null, };
+export type CreateKeyBody = { label?: string | null, 
+/**
+ * RFC 3339.
+ */
+expires_at?: string | null, allowed_models?: Array<string> | null, };
+
+/**
+ * `PATCH /_ui/api/keys/{id}`: each field present replaces the stored one
+ * (`null` clears `expires_at` and `allowed_models`).
+ */
+export type KeyPatchBody = { label?: string, expires_at?: string | null, allowed_models?: Array<string> | null, };
 
 /**
  * One of the caller's keys, without its secret.
  */
-export type ApiKey = { id: ApiKeyId, key_prefix: string, label: string, last_used: string | null, created_at: string, };
+export type ApiKey = { id: ApiKeyId, key_prefix: string, label: string, last_used: string | null, created_at: string, expires_at: string | null, allowed_models: Array<string> | null, };
 
 /**
  * `GET /_ui/api/keys`.
@@ -125,7 +135,7 @@ export type ApiKeyList = { count: number, keys: Array<ApiKey>, };
 /**
  * `POST /_ui/api/keys`: the new key, its secret shown this once.
  */
-export type CreatedKey = { id: ApiKeyId, key: string, key_prefix: string, label: string, created_at: string, };
+export type CreatedKey = { id: ApiKeyId, key: string, key_prefix: string, label: string, created_at: string, expires_at: string | null, allowed_models: Array<string> | null, };
 
 /**
  * `GET /_ui/api/upstream/status`: the three places are there only when

@@ -2,9 +2,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { mockFetch, renderAt } from '../test/utils';
-import Keys, { labelProblem } from './Keys';
+import Keys, { endOfDay, labelProblem, modelList } from './Keys';
 
-const KEY = { id: 'k1', key_prefix: 'sk-abcdefg', label: 'laptop', last_used: null, created_at: '2026-11-20T10:00:00Z' };
+const KEY = { id: 'k1', key_prefix: 'sk-abcdefg', label: 'laptop', last_used: null, created_at: '2026-11-20T10:00:00Z', expires_at: null as string | null, allowed_models: null as string[] | null };
 
 describe('API keys', () => {
   it('shows loading, then the empty state', async () => {
@@ -40,6 +40,32 @@ describe('API keys', () => {
     await userEvent.click(within(dialog).getByRole('button', { name: 'I have copied it' }));
     expect(screen.queryByText('sk-abcdefgSECRETSECRET')).toBeNull();
     expect(await screen.findByText('sk-abcdefg…')).toBeInTheDocument();
+  });
+
+  it('creates a key with an expiry and a model list, and shows its rules', async () => {
+    let keys = [] as (typeof KEY)[];
+    const { calls } = mockFetch({
+      'GET /_ui/api/keys': () => new Response(JSON.stringify({ keys, count: keys.length })),
+      'POST /_ui/api/keys': () => {
+        keys = [{ ...KEY, expires_at: '2030-01-31T23:59:59Z', allowed_models: ['claude-sonnet-4.5', 'custom/llama3'] }];
+        return new Response(JSON.stringify({ ...keys[0], key: 'sk-abcdefgSECRET' }));
+      },
+    });
+    renderAt(<Keys />, '/keys');
+    await screen.findByText('No keys yet');
+    await userEvent.type(screen.getByLabelText('Expires'), '2030-01-31');
+    await userEvent.type(screen.getByLabelText('Models'), 'claude-sonnet-4.5, custom/llama3, claude-sonnet-4.5');
+    await userEvent.click(screen.getByRole('button', { name: 'Create key' }));
+    await screen.findByRole('dialog', { name: 'Your new API key' });
+    expect(calls.find((c) => c.method === 'POST')!.body).toEqual({
+      label: '',
+      expires_at: '2030-01-31T23:59:59Z',
+      allowed_models: ['claude-sonnet-4.5', 'custom/llama3'],
+    });
+    await userEvent.click(screen.getByRole('button', { name: 'I have copied it' }));
+    expect(await screen.findByText(/only claude-sonnet-4.5, custom\/llama3/)).toBeInTheDocument();
+    expect(modelList(' , ')).toBeNull();
+    expect(endOfDay('soon')).toBeNull();
   });
 
   it('refuses a label that is too long before sending', async () => {

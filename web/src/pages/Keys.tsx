@@ -4,7 +4,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api/client';
-import type { ApiKeyList, CreatedKey } from '../api/types';
+import type { ApiKey, ApiKeyList, CreatedKey } from '../api/types';
 import {
   Button,
   ConfirmButton,
@@ -33,14 +33,38 @@ export function useKeys() {
   return useQuery({ queryKey: keysKey, queryFn: () => api<ApiKeyList>('/keys') });
 }
 
-export function CreateKeyForm({ onCreated, defaultLabel = '' }: { onCreated: (k: CreatedKey) => void; defaultLabel?: string }) {
+/** The model names of a comma-separated list (none: `null`, any model). */
+export function modelList(text: string): string[] | null {
+  const names = [...new Set(text.split(',').map((m) => m.trim()).filter(Boolean))];
+  return names.length ? names : null;
+}
+
+/** The end of a date (UTC) as RFC 3339, for `expires_at`. */
+export function endOfDay(date: string): string | null {
+  return /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59Z` : null;
+}
+
+export function CreateKeyForm({
+  onCreated,
+  defaultLabel = '',
+  rules = false,
+}: {
+  onCreated: (k: CreatedKey) => void;
+  defaultLabel?: string;
+  /** Also offer an expiry date and a model restriction. */
+  rules?: boolean;
+}) {
   const queryClient = useQueryClient();
   const [label, setLabel] = useState(defaultLabel);
   const [labelError, setLabelError] = useState<string | null>(null);
+  const [expires, setExpires] = useState('');
+  const [models, setModels] = useState('');
   const create = useMutation({
-    mutationFn: (l: string) => api<CreatedKey>('/keys', { method: 'POST', body: { label: l } }),
+    mutationFn: (body: Record<string, unknown>) => api<CreatedKey>('/keys', { method: 'POST', body }),
     onSuccess: async (k) => {
       setLabel('');
+      setExpires('');
+      setModels('');
       onCreated(k);
       await queryClient.invalidateQueries({ queryKey: keysKey });
     },
@@ -49,7 +73,11 @@ export function CreateKeyForm({ onCreated, defaultLabel = '' }: { onCreated: (k:
     ev.preventDefault();
     const p = labelProblem(label);
     setLabelError(p);
-    if (!p) create.mutate(label.trim());
+    if (p) return;
+    const body: Record<string, unknown> = { label: label.trim() };
+    if (rules && expires) body.expires_at = endOfDay(expires);
+    if (rules && modelList(models)) body.allowed_models = modelList(models);
+    create.mutate(body);
   };
   return (
     <form onSubmit={submit} noValidate className="inline-form">
@@ -62,12 +90,32 @@ export function CreateKeyForm({ onCreated, defaultLabel = '' }: { onCreated: (k:
         error={labelError}
         hint="Optional: helps you tell keys apart."
       />
+      {rules && (
+        <>
+          <TextField label="Expires" type="date" value={expires} onChange={(e) => setExpires(e.target.value)} hint="Optional: refused after this day (UTC)." />
+          <TextField
+            label="Models"
+            placeholder="e.g. claude-sonnet-4.5, custom/llama3"
+            value={models}
+            onChange={(e) => setModels(e.target.value)}
+            hint="Optional: the only models it may call, as named on /v1."
+          />
+        </>
+      )}
       <Button type="submit" variant="primary" busy={create.isPending}>
         Create key
       </Button>
       {create.isError && <Notice tone="error">{create.error.message}</Notice>}
     </form>
   );
+}
+
+/** What a key is limited to: its expiry and its models. */
+function KeyRules({ apiKey }: { apiKey: ApiKey }) {
+  const parts: string[] = [];
+  if (apiKey.expires_at) parts.push(`${Date.parse(apiKey.expires_at) <= Date.now() ? 'expired' : 'expires'} ${fmtDateTime(apiKey.expires_at)}`);
+  if (apiKey.allowed_models) parts.push(`only ${apiKey.allowed_models.join(', ')}`);
+  return parts.length ? <span className="small">{parts.join('; ')}</span> : <span className="muted">none</span>;
 }
 
 export default function Keys() {
@@ -91,7 +139,7 @@ export default function Keys() {
       }
     >
       <Section title="New key">
-        <CreateKeyForm onCreated={setCreated} />
+        <CreateKeyForm onCreated={setCreated} rules />
       </Section>
       {created && (
         <Dialog
@@ -125,6 +173,7 @@ export default function Keys() {
                       <th scope="col">Key</th>
                       <th scope="col">Created</th>
                       <th scope="col">Last used</th>
+                      <th scope="col">Rules</th>
                       <th scope="col">
                         <span className="sr-only">Actions</span>
                       </th>
@@ -140,6 +189,9 @@ export default function Keys() {
                         <td>{fmtDateTime(k.created_at)}</td>
                         <td title={k.last_used ?? undefined}>
                           {k.last_used ? fmtRelative(k.last_used) : <span className="muted">never</span>}
+                        </td>
+                        <td>
+                          <KeyRules apiKey={k} />
                         </td>
                         <td className="actions">
                           <ConfirmButton

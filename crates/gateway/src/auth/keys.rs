@@ -30,7 +30,8 @@ use subtle::ConstantTimeEq as _;
 
 use crate::config::Secret;
 use crate::crypto::random;
-use crate::store::api_keys::KeyOwner;
+use crate::error::GatewayError;
+use crate::store::api_keys::{FoundKey, KeyOwner};
 use crate::store::ids::UserId;
 use crate::store::{Store, StoreError};
 
@@ -123,6 +124,56 @@ pub fn well_formed(key: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
+/// A key as a request needs it: its owner and its rules.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CachedKey {
+    pub owner: KeyOwner,
+    /// Unix seconds from which the key is refused.
+    pub expires_at: Option<i64>,
+    /// The only models the key may call; `None`: any.
+    pub allowed_models: Option<AllowedModels>,
+}
+
+impl From<FoundKey> for CachedKey {
+    fn from(k: FoundKey) -> Self {
+        CachedKey {
+            owner: k.owner,
+            expires_at: k.expires_at,
+            allowed_models: k.allowed_models.map(|m| AllowedModels(m.into())),
+        }
+    }
+}
+
+impl CachedKey {
+    /// Whether the key has expired at `now` (Unix seconds).
+    pub fn expired(&self, now: i64) -> bool {
+        self.expires_at.is_some_and(|at| at <= now)
+    }
+}
+
+/// The models a key may call, by the names a client sends on `/v1`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AllowedModels(Arc<[String]>);
+
+impl AllowedModels {
+    /// Whether `model` (as the client named it) is allowed.
+    pub fn allows(&self, model: &str) -> bool {
+        self.0.iter().any(|m| m == model)
+    }
+
+    /// 403 `forbidden` unless `model` is allowed.
+    pub fn check(&self, model: &str) -> Result<(), GatewayError> {
+        if self.allows(model) {
+            return Ok(());
+        }
+        let shown: String = model.chars().take(100).collect();
+        Err(GatewayError::Forbidden(format!(
+            "this API key may not call model '{shown}': it may call {}",
+            self.0.join(", ")
+        )))
+    }
+}
+
 /// The lookup cache described in the module doc; cheap to clone.
 #[derive(Clone)]
 pub struct KeyCache {
@@ -130,7 +181,7 @@ pub struct KeyCache {
 }
 
 struct Inner {
-    found: Cache<ApiKeyHash, KeyOwner>,
+    found: Cache<ApiKeyHash, CachedKey>,
     unknown: Cache<ApiKeyHash, ()>,
     /// Bumped by every invalidation, before the entries are dropped.
     epoch: AtomicU64,
@@ -172,23 +223,24 @@ impl KeyCache {
         &self,
         store: &Store,
         hash: ApiKeyHash,
-    ) -> Result<Option<KeyOwner>, StoreError> {
-        if let Some(owner) = self.inner.found.get(&hash).await {
-            return Ok(Some(owner));
+    ) -> Result<Option<CachedKey>, StoreError> {
+        if let Some(key) = self.inner.found.get(&hash).await {
+            return Ok(Some(key));
         }
         if self.inner.unknown.contains_key(&hash) {
             return Ok(None);
         }
         let epoch = self.inner.epoch.load(Ordering::SeqCst);
         match store.api_keys().find_by_hash(&hash.to_hex()).await? {
-            Some(owner) => {
-                self.inner.found.insert(hash, owner).await;
+            Some(found) => {
+                let key = CachedKey::from(found);
+                self.inner.found.insert(hash, key.clone()).await;
                 if self.inner.epoch.load(Ordering::SeqCst) != epoch {
                     // An invalidation ran while we read: our answer may be
                     // older than it, so do not keep it.
                     self.inner.found.invalidate(&hash).await;
                 }
-                Ok(Some(owner))
+                Ok(Some(key))
             }
             None => {
                 self.inner.unknown.insert(hash, ()).await;
@@ -198,7 +250,7 @@ impl KeyCache {
     }
 
     /// The cached owner of `hash`, without touching the store.
-    pub async fn cached(&self, hash: &ApiKeyHash) -> Option<KeyOwner> {
+    pub async fn cached(&self, hash: &ApiKeyHash) -> Option<CachedKey> {
         self.inner.found.get(hash).await
     }
 
@@ -227,7 +279,7 @@ impl KeyCache {
             .inner
             .found
             .iter()
-            .filter(|(_, owner)| owner.user_id == user)
+            .filter(|(_, key)| key.owner.user_id == user)
             .map(|(h, _)| *h)
             .collect();
         for h in hashes {
@@ -308,9 +360,13 @@ mod tests {
         let cache = KeyCache::new();
         let alice = UserId::new();
         let bob = UserId::new();
-        let owner = |user| KeyOwner {
-            key_id: crate::store::ids::ApiKeyId::new(),
-            user_id: user,
+        let owner = |user| CachedKey {
+            owner: KeyOwner {
+                key_id: crate::store::ids::ApiKeyId::new(),
+                user_id: user,
+            },
+            expires_at: None,
+            allowed_models: None,
         };
         let (h1, h2, h3) = (
             ApiKeyHash::of("a"),
@@ -325,7 +381,7 @@ mod tests {
         assert!(cache.cached(&h2).await.is_some());
         cache.invalidate_user(alice).await;
         assert!(cache.cached(&h2).await.is_none());
-        assert_eq!(cache.cached(&h3).await.map(|o| o.user_id), Some(bob));
+        assert_eq!(cache.cached(&h3).await.map(|k| k.owner.user_id), Some(bob));
         cache.invalidate_hex("not hex").await;
         cache.invalidate_all();
         assert!(cache.cached(&h3).await.is_none());

@@ -47,21 +47,28 @@ pub(crate) async fn require_user_key(
     let hashes: Vec<Option<ApiKeyHash>> = presented_keys(request.headers())
         .map(|k| keys::well_formed(k).then(|| ApiKeyHash::of(k)))
         .collect();
-    let mut owner = None;
+    let mut found = None;
     for hash in hashes.iter().flatten() {
-        owner = app.key_cache().lookup(store, *hash).await?;
-        if owner.is_some() {
+        found = app.key_cache().lookup(store, *hash).await?;
+        if found.is_some() {
             break;
         }
     }
-    let owner = match (hashes.is_empty(), owner) {
-        (_, Some(owner)) => owner,
+    let key = match (hashes.is_empty(), found) {
+        (_, Some(key)) => key,
         (true, None) => return Err(GatewayError::Auth(AuthFailure::MissingKey)),
         (false, None) => return Err(GatewayError::Auth(AuthFailure::InvalidKey)),
     };
+    if key.expired(crate::store::clock::now()) {
+        return Err(GatewayError::Auth(AuthFailure::ExpiredKey));
+    }
+    let owner = key.owner;
     let chat = is_chat_path(request.uri().path());
     let ticket = app.usage_sink().open(owner, chat);
     request.extensions_mut().insert(Caller::User(owner));
+    if let Some(allowed) = key.allowed_models {
+        request.extensions_mut().insert(allowed);
+    }
     request.extensions_mut().insert(ticket.clone());
     let span = tracing::info_span!("caller", user_id = %owner.user_id, key_id = %owner.key_id);
     let response = tracing::Instrument::instrument(next.run(request), span).await;

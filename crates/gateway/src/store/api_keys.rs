@@ -5,10 +5,13 @@
 //! Deleting a key (or its user) is announced to every replica by a trigger
 //! on PostgreSQL (migration 0002: `key:<hash>` on channel
 //! `gateway_invalidate`), so no code path can forget it; the caller also
-//! drops its own cache entry at once ([`crate::auth::keys::KeyCache`]).
+//! drops its own cache entry at once ([`crate::auth::keys::KeyCache`]). A
+//! change of a key's rules (expiry, allowed models) is announced the same
+//! way, from the transaction that makes it.
 
 use super::clock::now;
 use super::ids::{ApiKeyId, UserId};
+use super::upstream_credentials::Announce as _;
 use super::{with_pool, write_tx, Store, StoreError};
 
 /// Most keys one user may hold.
@@ -23,6 +26,23 @@ pub struct ApiKeyRecord {
     pub label: String,
     pub created_at: i64,
     pub last_used_at: Option<i64>,
+    /// Unix seconds from which the key is refused.
+    pub expires_at: Option<i64>,
+    /// The only models the key may call (names as on `/v1`); `None`: any.
+    #[sqlx(try_from = "ModelList")]
+    pub allowed_models: Option<Vec<String>>,
+}
+
+/// `allowed_models` as stored: a JSON array of names, or NULL.
+#[derive(sqlx::Type)]
+#[sqlx(transparent)]
+struct ModelList(Option<String>);
+
+impl TryFrom<ModelList> for Option<Vec<String>> {
+    type Error = serde_json::Error;
+    fn try_from(stored: ModelList) -> Result<Self, Self::Error> {
+        stored.0.map(|json| serde_json::from_str(&json)).transpose()
+    }
 }
 
 /// Who a key belongs to: what a `/v1` request is attributed to.
@@ -40,7 +60,31 @@ pub struct NewApiKey<'a> {
     pub key_hash: &'a str,
     pub key_prefix: &'a str,
     pub label: &'a str,
+    pub expires_at: Option<i64>,
+    pub allowed_models: Option<&'a [String]>,
 }
+
+/// A found key: its owner and its rules.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct FoundKey {
+    #[sqlx(flatten)]
+    pub owner: KeyOwner,
+    pub expires_at: Option<i64>,
+    #[sqlx(try_from = "ModelList")]
+    pub allowed_models: Option<Vec<String>>,
+}
+
+/// A change of a key by its owner: each `Some` replaces the stored value
+/// (`Some(None)` clears it).
+#[derive(Debug, Clone, Default)]
+pub struct KeyChange {
+    pub label: Option<String>,
+    pub expires_at: Option<Option<i64>>,
+    pub allowed_models: Option<Option<Vec<String>>>,
+}
+
+const RECORD_COLUMNS: &str =
+    "id, user_id, key_prefix, label, created_at, last_used_at, expires_at, allowed_models";
 
 /// The API-key repository.
 pub struct ApiKeys<'a> {
@@ -62,7 +106,13 @@ impl<'a> ApiKeys<'a> {
             label: key.label.to_owned(),
             created_at: now(),
             last_used_at: None,
+            expires_at: key.expires_at,
+            allowed_models: key.allowed_models.map(<[String]>::to_vec),
         };
+        let allowed = record
+            .allowed_models
+            .as_ref()
+            .map(|m| serde_json::to_string(m).unwrap_or_else(|_| "[]".to_owned()));
         with_pool!(self.store, p => write_tx!(p, tx => {
             let (held,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM api_keys WHERE user_id = $1")
                 .bind(key.user_id)
@@ -74,8 +124,8 @@ impl<'a> ApiKeys<'a> {
                 });
             }
             sqlx::query(
-                "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, label, created_at) \
-                 VALUES ($1, $2, $3, $4, $5, $6)",
+                "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, label, created_at, \
+                 expires_at, allowed_models) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
             )
             .bind(record.id)
             .bind(record.user_id)
@@ -83,6 +133,8 @@ impl<'a> ApiKeys<'a> {
             .bind(&record.key_prefix)
             .bind(&record.label)
             .bind(record.created_at)
+            .bind(record.expires_at)
+            .bind(&allowed)
             .execute(&mut *tx)
             .await?;
             Ok(())
@@ -93,10 +145,10 @@ impl<'a> ApiKeys<'a> {
     /// The keys of `user_id`, newest first.
     pub async fn list_for_user(&self, user_id: UserId) -> Result<Vec<ApiKeyRecord>, StoreError> {
         Ok(with_pool!(self.store, p => {
-            sqlx::query_as(
-                "SELECT id, user_id, key_prefix, label, created_at, last_used_at FROM api_keys \
-                 WHERE user_id = $1 ORDER BY created_at DESC, id",
-            )
+            sqlx::query_as(&format!(
+                "SELECT {RECORD_COLUMNS} FROM api_keys \
+                 WHERE user_id = $1 ORDER BY created_at DESC, id"
+            ))
             .bind(user_id)
             .fetch_all(p)
             .await?
@@ -104,13 +156,65 @@ impl<'a> ApiKeys<'a> {
     }
 
     /// The owner of the key whose hex SHA-256 is `key_hash`.
-    pub async fn find_by_hash(&self, key_hash: &str) -> Result<Option<KeyOwner>, StoreError> {
+    pub async fn find_by_hash(&self, key_hash: &str) -> Result<Option<FoundKey>, StoreError> {
         Ok(with_pool!(self.store, p => {
-            sqlx::query_as("SELECT id AS key_id, user_id FROM api_keys WHERE key_hash = $1")
+            sqlx::query_as(
+                "SELECT id AS key_id, user_id, expires_at, allowed_models FROM api_keys \
+                 WHERE key_hash = $1",
+            )
                 .bind(key_hash)
                 .fetch_optional(p)
                 .await?
         }))
+    }
+
+    /// Change one of `user_id`'s keys; `None` when it has no such key. The
+    /// change is announced (`key:<hash>`) so every replica looks the key up
+    /// again.
+    pub async fn update(
+        &self,
+        user_id: UserId,
+        id: ApiKeyId,
+        change: &KeyChange,
+    ) -> Result<Option<(ApiKeyRecord, String)>, StoreError> {
+        let updated = with_pool!(self.store, p => write_tx!(p, tx => {
+            let current: Option<ApiKeyRecord> = sqlx::query_as(&format!(
+                "SELECT {RECORD_COLUMNS} FROM api_keys WHERE id = $1 AND user_id = $2"
+            ))
+            .bind(id)
+            .bind(user_id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(mut record) = current else {
+                return Ok(None);
+            };
+            if let Some(label) = &change.label {
+                record.label.clone_from(label);
+            }
+            if let Some(expires_at) = change.expires_at {
+                record.expires_at = expires_at;
+            }
+            if let Some(allowed) = &change.allowed_models {
+                record.allowed_models.clone_from(allowed);
+            }
+            let allowed = record
+                .allowed_models
+                .as_ref()
+                .map(|m| serde_json::to_string(m).unwrap_or_else(|_| "[]".to_owned()));
+            let (hash,): (String,) = sqlx::query_as(
+                "UPDATE api_keys SET label = $1, expires_at = $2, allowed_models = $3 \
+                 WHERE id = $4 RETURNING key_hash",
+            )
+            .bind(&record.label)
+            .bind(record.expires_at)
+            .bind(&allowed)
+            .bind(id)
+            .fetch_one(&mut *tx)
+            .await?;
+            tx.announce(&format!("key:{hash}")).await?;
+            Ok(Some((record, hash)))
+        }));
+        Ok(updated)
     }
 
     /// Delete key `id` if `user_id` owns it; its hash (for cache

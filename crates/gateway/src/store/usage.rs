@@ -365,7 +365,7 @@ mod tests {
     async fn a_flush_of_any_size_stores_every_row_as_given() {
         let store = crate::store::testing::memory_store().await;
         let user = crate::store::testing::user(&store, "u@example.com").await;
-        let n = 70;
+        let n: usize = 70;
         let rows: Vec<UsageRecord> = (0..n)
             .map(|i| UsageRecord {
                 user_id: user,

@@ -10,9 +10,19 @@
 //!   here only; the store keeps its SHA-256. `label`: up to
 //!   [`LABEL_MAX`] characters, no control characters (default empty). At most
 //!   100 keys per user (409 `conflict`);
+//! - `PATCH /_ui/api/keys/{id}` with any of `label`, `expires_at`,
+//!   `allowed_models` (`null` clears) -> the key without its secret; the
+//!   change applies at once here and within a second on other replicas;
 //! - `DELETE /_ui/api/keys/{id}` -> `{ok: true}`; 404 for an id that is not
 //!   one of the caller's keys. The key stops working at once on this replica
 //!   and, with PostgreSQL, within a second on the others.
+//!
+//! Rules a key may carry (issue 21): `expires_at` (RFC 3339; from then on
+//! the key is 401 `auth_error`) and `allowed_models` (names as sent on
+//! `/v1`; any other model is 403 `forbidden`, and `/v1/models` lists only
+//! these). Budgets and rate limits (`budget_usd`, `budget_period`,
+//! `rpm_limit`, `tpm_limit`) are not built yet: a request naming them is
+//! 400 rather than silently ignored.
 
 use axum::extract::{Path, State};
 use axum::Json;
@@ -24,12 +34,18 @@ use super::reply::{Done, DONE};
 use crate::auth::keys;
 use crate::error::GatewayError;
 use crate::state::AppState;
-use crate::store::api_keys::{ApiKeyRecord, NewApiKey};
+use crate::store::api_keys::{ApiKeyRecord, KeyChange, NewApiKey};
 use crate::store::clock::rfc3339;
 use crate::store::ids::ApiKeyId;
 
 /// Longest label, in characters.
 pub(crate) const LABEL_MAX: usize = 100;
+
+/// Most models one key may be restricted to.
+const ALLOWED_MODELS_MAX: usize = 100;
+
+/// The fields of the budgets and rate limits not built yet.
+const NOT_YET: [&str; 4] = ["budget_usd", "budget_period", "rpm_limit", "tpm_limit"];
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CreateKeyBody"))]
@@ -37,6 +53,87 @@ pub(crate) struct CreateBody {
     #[serde(default)]
     #[cfg_attr(test, ts(optional = nullable))]
     label: Option<String>,
+    /// RFC 3339.
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
+    expires_at: Option<String>,
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional = nullable))]
+    allowed_models: Option<Vec<String>>,
+    #[serde(flatten)]
+    #[cfg_attr(test, ts(skip))]
+    rest: serde_json::Map<String, serde_json::Value>,
+}
+
+/// `PATCH /_ui/api/keys/{id}`: each field present replaces the stored one
+/// (`null` clears `expires_at` and `allowed_models`).
+#[derive(Deserialize)]
+#[cfg_attr(test, derive(ts_rs::TS), ts(rename = "KeyPatchBody"))]
+pub(crate) struct PatchBody {
+    #[serde(default)]
+    #[cfg_attr(test, ts(optional))]
+    label: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(test, ts(optional, type = "string | null"))]
+    expires_at: Option<Option<String>>,
+    #[serde(default, deserialize_with = "present")]
+    #[cfg_attr(test, ts(optional, type = "Array<string> | null"))]
+    allowed_models: Option<Option<Vec<String>>>,
+    #[serde(flatten)]
+    #[cfg_attr(test, ts(skip))]
+    rest: serde_json::Map<String, serde_json::Value>,
+}
+
+/// A field that is present (`null` included) is `Some`.
+fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(d).map(Some)
+}
+
+/// 400 for a field this call does not take (budgets and rate limits say
+/// they are not built yet).
+fn no_other_fields(rest: &serde_json::Map<String, serde_json::Value>) -> Result<(), GatewayError> {
+    match rest.keys().next() {
+        None => Ok(()),
+        Some(k) if NOT_YET.contains(&k.as_str()) => Err(GatewayError::validation(format!(
+            "{k}: budgets and rate limits per key are not available yet"
+        ))),
+        Some(k) => Err(GatewayError::validation(format!("{k}: unknown field"))),
+    }
+}
+
+/// An RFC 3339 time as Unix seconds.
+fn valid_expiry(text: &str) -> Result<i64, GatewayError> {
+    time::OffsetDateTime::parse(text.trim(), &time::format_description::well_known::Rfc3339)
+        .map(time::OffsetDateTime::unix_timestamp)
+        .map_err(|_| {
+            GatewayError::validation("expires_at: an RFC 3339 time, e.g. 2027-01-31T00:00:00Z")
+        })
+}
+
+/// Model names as stored: trimmed, unique, bounded.
+fn valid_models(models: &[String]) -> Result<Vec<String>, GatewayError> {
+    if models.len() > ALLOWED_MODELS_MAX {
+        return Err(GatewayError::validation(format!(
+            "allowed_models: at most {ALLOWED_MODELS_MAX} names"
+        )));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(models.len());
+    for m in models {
+        let m = m.trim();
+        if m.is_empty() || m.len() > 256 || m.chars().any(char::is_control) {
+            return Err(GatewayError::validation(
+                "allowed_models: model names as sent on /v1, none empty",
+            ));
+        }
+        if !out.iter().any(|o| o == m) {
+            out.push(m.to_owned());
+        }
+    }
+    Ok(out)
 }
 
 /// The label as stored, or what is wrong with it.
@@ -64,6 +161,8 @@ pub(crate) struct KeyView {
     label: String,
     last_used: Option<String>,
     created_at: String,
+    expires_at: Option<String>,
+    allowed_models: Option<Vec<String>>,
 }
 
 impl From<&ApiKeyRecord> for KeyView {
@@ -74,6 +173,8 @@ impl From<&ApiKeyRecord> for KeyView {
             label: k.label.clone(),
             last_used: k.last_used_at.map(rfc3339),
             created_at: rfc3339(k.created_at),
+            expires_at: k.expires_at.map(rfc3339),
+            allowed_models: k.allowed_models.clone(),
         }
     }
 }
@@ -95,6 +196,8 @@ pub(crate) struct CreatedKey {
     key_prefix: String,
     label: String,
     created_at: String,
+    expires_at: Option<String>,
+    allowed_models: Option<Vec<String>>,
 }
 
 /// `GET /_ui/api/keys`.
@@ -116,7 +219,14 @@ pub(crate) async fn create(
     who: SessionUser,
     UiJson(body): UiJson<CreateBody>,
 ) -> Result<Json<CreatedKey>, GatewayError> {
+    no_other_fields(&body.rest)?;
     let label = valid_label(body.label.as_deref())?;
+    let expires_at = body.expires_at.as_deref().map(valid_expiry).transpose()?;
+    let allowed = body
+        .allowed_models
+        .as_deref()
+        .map(valid_models)
+        .transpose()?;
     let generated = keys::generate();
     let record = app
         .store()?
@@ -126,6 +236,8 @@ pub(crate) async fn create(
             key_hash: &generated.hash_hex,
             key_prefix: &generated.display_prefix,
             label: &label,
+            expires_at,
+            allowed_models: allowed.as_deref(),
         })
         .await?;
     tracing::info!(user_id = %who.user.id, key_id = %record.id, "API key created");
@@ -135,7 +247,46 @@ pub(crate) async fn create(
         key_prefix: record.key_prefix,
         label: record.label,
         created_at: rfc3339(record.created_at),
+        expires_at: record.expires_at.map(rfc3339),
+        allowed_models: record.allowed_models,
     }))
+}
+
+/// `PATCH /_ui/api/keys/{id}`.
+pub(crate) async fn update(
+    State(app): State<AppState>,
+    who: SessionUser,
+    Path(id): Path<String>,
+    UiJson(body): UiJson<PatchBody>,
+) -> Result<Json<KeyView>, GatewayError> {
+    let not_found = || GatewayError::NotFound("API key not found".into());
+    let id: ApiKeyId = id.parse().map_err(|_| not_found())?;
+    no_other_fields(&body.rest)?;
+    let change = KeyChange {
+        label: body
+            .label
+            .as_deref()
+            .map(|l| valid_label(Some(l)))
+            .transpose()?,
+        expires_at: body
+            .expires_at
+            .map(|e| e.as_deref().map(valid_expiry).transpose())
+            .transpose()?,
+        allowed_models: body
+            .allowed_models
+            .map(|m| m.as_deref().map(valid_models).transpose())
+            .transpose()?,
+    };
+    let (record, hash) = app
+        .store()?
+        .api_keys()
+        .update(who.user.id, id, &change)
+        .await?
+        .ok_or_else(not_found)?;
+    // Other replicas hear of it from the store's announcement (PostgreSQL).
+    app.key_cache().invalidate_hex(&hash).await;
+    tracing::info!(user_id = %who.user.id, key_id = %id, "API key changed");
+    Ok(Json(KeyView::from(&record)))
 }
 
 /// `DELETE /_ui/api/keys/{id}`.

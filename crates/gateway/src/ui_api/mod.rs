@@ -13,7 +13,7 @@
 //! | [`two_factor`] | `GET /auth/2fa/setup`, `POST /auth/2fa/verify` |
 //! | [`users`] | `/users`, `/users/{id}`, `/users/{id}/role`, `/admin/users/create`, `/admin/users/{id}/reset-password` (Admin) |
 //! | [`domains`] | `/domains`, `/domains/{domain}` (Admin) |
-//! | [`keys`] | `/keys`, `/keys/{id}` (own API keys) |
+//! | [`keys`] | `/keys`, `/keys/{id}` (own API keys: create, change, revoke) |
 //! | [`upstream`] | `/upstream/status`, `/upstream/setup`, `/upstream/poll`, `/upstream/token` (own upstream credentials) |
 //! | [`providers`] | `/providers/registry`, `/providers/status`, `/providers/priority`, `/providers/rate-limits` ([`rate_limits`]), `/providers/{provider}`, `/providers/{provider}/connect`, `/providers/{provider}/accounts[/{id}]` (own provider accounts) |
 //! | [`provider_signin`] | `/providers/{provider}/auth`, `/providers/{provider}/relay-script`, `/providers/{provider}/relay` (public), `/providers/assistant_vendor/callback`, `/assistant/device-code`, `/assistant/device-poll`, `/assistant/status`, `/assistant/disconnect` (OAuth sign-ins) |
@@ -83,7 +83,7 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
         .route("/domains", get(domains::list).post(domains::add))
         .route("/domains/{domain}", delete(domains::remove))
         .route("/keys", get(keys::list).post(keys::create))
-        .route("/keys/{id}", delete(keys::delete))
+        .route("/keys/{id}", patch(keys::update).delete(keys::delete))
         .route("/upstream/status", get(upstream::status))
         .route("/upstream/setup", post(upstream::setup))
         .route("/upstream/poll", post(upstream::poll))

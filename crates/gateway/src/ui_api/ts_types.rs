@@ -71,6 +71,7 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<two_factor::TwoFactorVerified>(cfg),
         // API keys
         declare::<keys::CreateBody>(cfg),
+        declare::<keys::PatchBody>(cfg),
         declare::<keys::KeyView>(cfg),
         declare::<keys::KeyList>(cfg),
         declare::<keys::CreatedKey>(cfg),

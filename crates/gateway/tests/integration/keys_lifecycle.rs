@@ -16,7 +16,8 @@ use crate::keys_support::{
 both_stores!(
     key_lifecycle,
     keys_are_private_to_their_owner,
-    missing_invalid_and_deleted_users
+    missing_invalid_and_deleted_users,
+    keys_expire_and_keep_to_their_models
 );
 
 /// `GET /v1/models` with `key` (needs no upstream credentials): the status.
@@ -68,7 +69,10 @@ async fn key_lifecycle(db: TestDb) {
         .await
         .unwrap()
         .expect("stored by its hash");
-    assert_eq!(owner.key_id.to_string(), created["id"].as_str().unwrap());
+    assert_eq!(
+        owner.owner.key_id.to_string(),
+        created["id"].as_str().unwrap()
+    );
     store.close().await;
 
     // Both headers, both formats, against the simulator.
@@ -237,4 +241,195 @@ async fn missing_invalid_and_deleted_users(db: TestDb) {
     let resp = admin.delete(&format!("/_ui/api/users/{carol_id}")).await;
     assert_eq!(resp.status(), 200);
     assert_eq!(models_status(&d, &key).await, 401);
+}
+
+/// A key's rules (issue 21): `allowed_models` keeps it to those names on
+/// `/v1` (403 `forbidden` otherwise, `/v1/models` lists only them, both
+/// formats and count_tokens); `expires_at` makes it 401 from then on, also
+/// when set later by `PATCH`; `null` clears either. Budgets and rate limits
+/// are refused as not built yet rather than ignored.
+async fn keys_expire_and_keep_to_their_models(db: TestDb) {
+    let d = Deployment::start(db).await;
+    let ui = d.admin().await;
+    connect_upstream(&ui).await;
+    let resp = ui
+        .post(
+            "/_ui/api/keys",
+            json!({"label": "haiku only", "allowed_models": ["claude-haiku-4.5", " claude-haiku-4.5 "]}),
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+    let created: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(created["allowed_models"], json!(["claude-haiku-4.5"]));
+    assert_eq!(created["expires_at"], serde_json::Value::Null);
+    let key = created["key"].as_str().unwrap().to_owned();
+    let id = created["id"].as_str().unwrap().to_owned();
+
+    let chat = |model: &str| {
+        let mut body = chat_body("hi", false);
+        body["model"] = json!(model);
+        body
+    };
+    let resp = d
+        .v1(
+            "/chat/completions",
+            &key,
+            KeyHeader::Bearer,
+            &chat("claude-haiku-4.5"),
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+    let resp = d
+        .v1(
+            "/chat/completions",
+            &key,
+            KeyHeader::Bearer,
+            &chat("claude-sonnet-4.5"),
+        )
+        .await;
+    assert_eq!(resp.status(), 403);
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "forbidden");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("claude-haiku-4.5"),
+        "{body}"
+    );
+    let mut messages = messages_body("hi", false);
+    messages["model"] = json!("claude-sonnet-4.5");
+    let resp = d.v1("/messages", &key, KeyHeader::XApiKey, &messages).await;
+    assert_eq!(resp.status(), 403);
+    let resp = d
+        .v1(
+            "/messages/count_tokens",
+            &key,
+            KeyHeader::XApiKey,
+            &messages,
+        )
+        .await;
+    assert_eq!(resp.status(), 403);
+    let listed: serde_json::Value = client()
+        .get(d.env.url("/v1/models"))
+        .bearer_auth(&key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let ids: Vec<&str> = listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["claude-haiku-4.5"]);
+
+    // Cleared: any model again.
+    let patch = |body: serde_json::Value| {
+        ui.http
+            .patch(d.env.url(&format!("/_ui/api/keys/{id}")))
+            .header("x-csrf-token", ui.csrf().unwrap())
+            .json(&body)
+            .send()
+    };
+    let resp = patch(json!({"allowed_models": null, "label": "any"}))
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let view: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(
+        (view["allowed_models"].clone(), view["label"].clone()),
+        (serde_json::Value::Null, json!("any"))
+    );
+    assert!(view.get("key").is_none(), "never the secret again");
+    let resp = d
+        .v1(
+            "/chat/completions",
+            &key,
+            KeyHeader::Bearer,
+            &chat("claude-sonnet-4.5"),
+        )
+        .await;
+    assert_eq!(resp.status(), 200);
+
+    // Expired by a change: refused at once; unexpired: served again.
+    let resp = patch(json!({"expires_at": "2020-01-01T00:00:00Z"}))
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    let resp = d
+        .v1(
+            "/chat/completions",
+            &key,
+            KeyHeader::Bearer,
+            &chat("claude-sonnet-4.5"),
+        )
+        .await;
+    assert_eq!(resp.status(), 401);
+    let body: serde_json::Value = resp.json().await.unwrap();
+    assert_eq!(body["error"]["type"], "auth_error");
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expired"),
+        "{body}"
+    );
+    assert_eq!(models_status(&d, &key).await, 401);
+    let listed = list_keys(&ui).await;
+    let shown = listed["keys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|k| k["id"] == id.as_str())
+        .unwrap()
+        .clone();
+    assert_eq!(shown["expires_at"], "2020-01-01T00:00:00Z");
+    assert_eq!(
+        patch(json!({"expires_at": null})).await.unwrap().status(),
+        200
+    );
+    assert_eq!(models_status(&d, &key).await, 200);
+
+    // A key that expires in a moment, set at creation.
+    let soon = time::OffsetDateTime::now_utc() + time::Duration::seconds(2);
+    let soon = soon
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let resp = ui.post("/_ui/api/keys", json!({"expires_at": soon})).await;
+    assert_eq!(resp.status(), 200);
+    let short: serde_json::Value = resp.json().await.unwrap();
+    let short_key = short["key"].as_str().unwrap();
+    assert_eq!(models_status(&d, short_key).await, 200);
+    tokio::time::sleep(Duration::from_millis(2600)).await;
+    assert_eq!(models_status(&d, short_key).await, 401);
+
+    // Bad values, and what is not built yet.
+    for body in [
+        json!({"expires_at": "tomorrow"}),
+        json!({"allowed_models": [""]}),
+        json!({"budget_usd": 5}),
+        json!({"rpm_limit": 60}),
+        json!({"colour": "red"}),
+    ] {
+        let resp = ui.post("/_ui/api/keys", body.clone()).await;
+        assert_eq!(resp.status(), 400, "{body}");
+        let resp = patch(body.clone()).await.unwrap();
+        assert_eq!(resp.status(), 400, "{body}");
+    }
+    let resp = ui
+        .http
+        .patch(
+            d.env
+                .url("/_ui/api/keys/00000000-0000-4000-8000-000000000000"),
+        )
+        .header("x-csrf-token", ui.csrf().unwrap())
+        .json(&json!({"label": "x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 404);
 }

@@ -8,11 +8,13 @@
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use bytes::Bytes;
 use serde_json::json;
 use wire::anthropic::MessagesRequest;
 
 use super::header_text;
+use crate::auth::keys::AllowedModels;
 use crate::auth::Caller;
 use crate::body::parse_json;
 use crate::config::{RequestConfig, RuntimeConfig};
@@ -39,20 +41,33 @@ pub(super) async fn handle(
     State(app): State<AppState>,
     RequestConfig(rt): RequestConfig,
     caller: Caller,
+    allowed: Option<Extension<AllowedModels>>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, GatewayError> {
-    serve(&app, &rt, &caller, &headers, &body).await
+    serve(
+        &app,
+        &rt,
+        &caller,
+        allowed.map(|Extension(a)| a),
+        &headers,
+        &body,
+    )
+    .await
 }
 
 async fn serve(
     app: &AppState,
     rt: &RuntimeConfig,
     caller: &Caller,
+    allowed: Option<AllowedModels>,
     headers: &HeaderMap,
     body: &Bytes,
 ) -> Result<Response, GatewayError> {
     let req: MessagesRequest = parse_json(headers, body)?;
+    if let Some(allowed) = &allowed {
+        allowed.check(&req.model)?;
+    }
     // The spec's rules, except that counting needs no output limit.
     let mut checked = req.clone();
     checked.max_tokens = Some(u32::MAX);

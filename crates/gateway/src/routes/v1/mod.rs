@@ -16,6 +16,7 @@ use axum::Router;
 use bytes::Bytes;
 use translate::{ChatRequest, ClientFormat};
 
+use crate::auth::keys::AllowedModels;
 use crate::auth::Caller;
 use crate::config::RequestConfig;
 use crate::error::GatewayError;
@@ -37,6 +38,8 @@ pub(crate) struct Attached {
     rt: std::sync::Arc<crate::config::RuntimeConfig>,
     caller: Caller,
     usage: Option<UsageTicket>,
+    /// The key's allowed models, when it is restricted.
+    allowed: Option<AllowedModels>,
 }
 
 impl axum::extract::FromRequestParts<AppState> for Attached {
@@ -53,6 +56,7 @@ impl axum::extract::FromRequestParts<AppState> for Attached {
             rt,
             caller: Caller::from_request_parts(parts, app).await?,
             usage: parts.extensions.get::<UsageTicket>().cloned(),
+            allowed: parts.extensions.get::<AllowedModels>().cloned(),
         })
     }
 }
@@ -68,6 +72,9 @@ async fn relay(
     headers: &HeaderMap,
     raw: Bytes,
 ) -> Result<Response, GatewayError> {
+    if let Some(allowed) = &attached.allowed {
+        allowed.check(&request.model)?;
+    }
     let messages = format == ClientFormat::Anthropic;
     let inbound = Inbound {
         format,

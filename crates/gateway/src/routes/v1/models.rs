@@ -1,7 +1,8 @@
 //! `GET /v1/models`: the models the caller can call now
 //! ([`crate::providers::offer`]: primary's first, then each direct
 //! provider's as `provider/model`; nothing an administrator switched off or
-//! disabled in the model registry).
+//! disabled in the model registry; for a key restricted to some models,
+//! only those).
 //!
 //! Answered in the chat-completions list shape (spec 4.1); a client that
 //! sends `anthropic-version` (the messages-format SDKs do) gets the
@@ -9,9 +10,11 @@
 
 use axum::extract::State;
 use axum::http::HeaderMap;
+use axum::Extension;
 use axum::Json;
 use serde_json::{json, Value};
 
+use crate::auth::keys::AllowedModels;
 use crate::auth::Caller;
 use crate::config::RequestConfig;
 use crate::error::GatewayError;
@@ -22,6 +25,7 @@ pub(super) async fn handle(
     State(app): State<AppState>,
     RequestConfig(rt): RequestConfig,
     caller: Caller,
+    allowed: Option<Extension<AllowedModels>>,
     headers: HeaderMap,
 ) -> Result<Json<Value>, GatewayError> {
     let upstream = app.upstream(&rt);
@@ -29,7 +33,11 @@ pub(super) async fn handle(
         Caller::Proxy => None,
         Caller::User(owner) => Some(owner.user_id),
     };
-    let models = offer::offered(&app.offer_sources(&upstream, &rt), user).await;
+    let mut models = offer::offered(&app.offer_sources(&upstream, &rt), user).await;
+    // A key restricted to some models lists only those.
+    if let Some(Extension(allowed)) = &allowed {
+        models.retain(|m| allowed.allows(&m.id));
+    }
     if headers.contains_key("anthropic-version") {
         let data: Vec<Value> = models
             .iter()
