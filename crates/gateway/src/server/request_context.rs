@@ -27,6 +27,8 @@ use crate::logging::access_note;
 
 /// The `x-request-id` header.
 pub(crate) static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+/// The provider that answered a `/v1` request (issue 21), when one did.
+pub(crate) static X_GATEWAY_PROVIDER: HeaderName = HeaderName::from_static("x-gateway-provider");
 
 /// The id of the current request, in the request extensions.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +64,12 @@ pub(crate) async fn request_context(mut request: Request, next: impl Next) -> Re
 
     if let Ok(value) = HeaderValue::from_str(&id) {
         response.headers_mut().insert(X_REQUEST_ID.clone(), value);
+    }
+    if let Some(provider) = provider {
+        response.headers_mut().insert(
+            X_GATEWAY_PROVIDER.clone(),
+            HeaderValue::from_static(provider),
+        );
     }
 
     let status = response.status().as_u16();

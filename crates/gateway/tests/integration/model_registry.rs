@@ -245,7 +245,13 @@ async fn admins_curate_the_model_list(db: TestDb) {
 
     // Disabled: refused before any upstream call, gone from both lists,
     // kept disabled by populate; re-enabled: served again.
-    assert_eq!(chat(&env, &key, "custom/llama3.1:8b").await.status(), 200);
+    let resp = chat(&env, &key, "custom/llama3.1:8b").await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(
+        resp.headers()["x-gateway-provider"],
+        "custom",
+        "who answered"
+    );
     assert!(v1_model_ids(&env.gateway.base, &key)
         .await
         .contains(&"custom/llama3.1:8b".to_owned()));
@@ -332,10 +338,9 @@ async fn admins_curate_the_model_list(db: TestDb) {
     // primary: an alias of a disabled model is refused as well (named
     // with its provider: the admin's messages_vendor takes bare claude-*).
     connect_upstream(&admin).await;
-    assert_eq!(
-        chat(&env, &key, "primary/claude-sonnet-4-5").await.status(),
-        200
-    );
+    let resp = chat(&env, &key, "primary/claude-sonnet-4-5").await;
+    assert_eq!(resp.status(), 200);
+    assert_eq!(resp.headers()["x-gateway-provider"], "primary");
     let primary_sonnet = entry(&admin, "primary", "claude-sonnet-4.5").await;
     let sonnet_path = format!(
         "/_ui/api/models/registry/{}",
