@@ -26,3 +26,15 @@ where
         crate::body::parse_json(&headers, &body).map(UiJson)
     }
 }
+
+/// For `#[serde(default, deserialize_with = "present")]` on an
+/// `Option<Option<T>>` field of a `PATCH` body: a field that is there is
+/// `Some` (`Some(None)` for `null`, which clears), an absent one `None`
+/// (left as it is).
+pub(crate) fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    <Option<T> as serde::Deserialize>::deserialize(d).map(Some)
+}

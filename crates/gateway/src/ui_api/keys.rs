@@ -73,24 +73,15 @@ pub(crate) struct PatchBody {
     #[serde(default)]
     #[cfg_attr(test, ts(optional))]
     label: Option<String>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::json::present")]
     #[cfg_attr(test, ts(optional, type = "string | null"))]
     expires_at: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::json::present")]
     #[cfg_attr(test, ts(optional, type = "Array<string> | null"))]
     allowed_models: Option<Option<Vec<String>>>,
     #[serde(flatten)]
     #[cfg_attr(test, ts(skip))]
     rest: serde_json::Map<String, serde_json::Value>,
-}
-
-/// A field that is present (`null` included) is `Some`.
-fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
 }
 
 /// 400 for a field this call does not take (budgets and rate limits say

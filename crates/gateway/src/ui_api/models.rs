@@ -13,7 +13,7 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::Json;
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::{Deserialize, Serialize};
 
 use super::extract::{Admin, SessionUser};
 use super::json::UiJson;
@@ -120,30 +120,21 @@ pub(crate) struct RegistryQuery {
 pub(crate) struct EntryPatch {
     #[cfg_attr(test, ts(optional))]
     enabled: Option<bool>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::json::present")]
     #[cfg_attr(test, ts(optional, type = "string | null"))]
     display_name: Option<Option<String>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::json::present")]
     #[cfg_attr(test, ts(optional, type = "number | null"))]
     input_price_per_mtok: Option<Option<f64>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::json::present")]
     #[cfg_attr(test, ts(optional, type = "number | null"))]
     output_price_per_mtok: Option<Option<f64>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::json::present")]
     #[cfg_attr(test, ts(optional, type = "number | null"))]
     cache_read_price_per_mtok: Option<Option<f64>>,
-    #[serde(default, deserialize_with = "present")]
+    #[serde(default, deserialize_with = "super::json::present")]
     #[cfg_attr(test, ts(optional, type = "number | null"))]
     cache_write_price_per_mtok: Option<Option<f64>>,
-}
-
-/// A field that is present (`null` included) is `Some`.
-fn present<'de, D, T>(d: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(d).map(Some)
 }
 
 /// `POST /_ui/api/models/registry/populate`.
