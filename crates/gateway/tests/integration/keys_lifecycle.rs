@@ -265,28 +265,9 @@ async fn keys_expire_and_keep_to_their_models(db: TestDb) {
     let key = created["key"].as_str().unwrap().to_owned();
     let id = created["id"].as_str().unwrap().to_owned();
 
-    let chat = |model: &str| {
-        let mut body = chat_body("hi", false);
-        body["model"] = json!(model);
-        body
-    };
-    let resp = d
-        .v1(
-            "/chat/completions",
-            &key,
-            KeyHeader::Bearer,
-            &chat("claude-haiku-4.5"),
-        )
-        .await;
+    let resp = chat_as(&d, &key, "claude-haiku-4.5").await;
     assert_eq!(resp.status(), 200);
-    let resp = d
-        .v1(
-            "/chat/completions",
-            &key,
-            KeyHeader::Bearer,
-            &chat("claude-sonnet-4.5"),
-        )
-        .await;
+    let resp = chat_as(&d, &key, "claude-sonnet-4.5").await;
     assert_eq!(resp.status(), 403);
     let body: serde_json::Value = resp.json().await.unwrap();
     assert_eq!(body["error"]["type"], "forbidden");
@@ -345,14 +326,7 @@ async fn keys_expire_and_keep_to_their_models(db: TestDb) {
         (serde_json::Value::Null, json!("any"))
     );
     assert!(view.get("key").is_none(), "never the secret again");
-    let resp = d
-        .v1(
-            "/chat/completions",
-            &key,
-            KeyHeader::Bearer,
-            &chat("claude-sonnet-4.5"),
-        )
-        .await;
+    let resp = chat_as(&d, &key, "claude-sonnet-4.5").await;
     assert_eq!(resp.status(), 200);
 
     // Expired by a change: refused at once; unexpired: served again.
@@ -360,14 +334,7 @@ async fn keys_expire_and_keep_to_their_models(db: TestDb) {
         .await
         .unwrap();
     assert_eq!(resp.status(), 200);
-    let resp = d
-        .v1(
-            "/chat/completions",
-            &key,
-            KeyHeader::Bearer,
-            &chat("claude-sonnet-4.5"),
-        )
-        .await;
+    let resp = chat_as(&d, &key, "claude-sonnet-4.5").await;
     assert_eq!(resp.status(), 401);
     let body: serde_json::Value = resp.json().await.unwrap();
     assert_eq!(body["error"]["type"], "auth_error");
@@ -432,4 +399,12 @@ async fn keys_expire_and_keep_to_their_models(db: TestDb) {
         .await
         .unwrap();
     assert_eq!(resp.status(), 404);
+}
+
+/// One chat-completions call with `key` for `model`.
+async fn chat_as(d: &Deployment, key: &str, model: &str) -> reqwest::Response {
+    let mut body = chat_body("hi", false);
+    body["model"] = json!(model);
+    d.v1("/chat/completions", key, KeyHeader::Bearer, &body)
+        .await
 }
