@@ -66,17 +66,9 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
             tracing::debug!(user_id = %user, "upstream credentials changed elsewhere");
         }
     } else if payload == SWITCHES_PAYLOAD {
-        if let Some(store) = app.store_opt() {
-            if let Err(e) = app.accounts().switches().reload(store).await {
-                tracing::warn!("the provider switches could not be reloaded: {e}");
-            }
-        }
+        reload_switches(app).await;
     } else if payload == MODELS_PAYLOAD {
-        if let Some(store) = app.store_opt() {
-            if let Err(e) = app.model_gate().reload(store).await {
-                tracing::warn!("the model registry could not be reloaded: {e}");
-            }
-        }
+        reload_models(app).await;
     } else if payload == POOL_PAYLOAD {
         app.accounts().invalidate_all_users();
         tracing::debug!("the provider pool changed elsewhere");
@@ -91,14 +83,23 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
 /// Read the provider switches and the model registry again (announcements
 /// of them may have been missed).
 async fn reload_views(app: &AppState) {
-    let Some(store) = app.store_opt() else {
-        return;
-    };
-    if let Err(e) = app.accounts().switches().reload(store).await {
-        tracing::warn!("the provider switches could not be reloaded: {e}");
+    reload_switches(app).await;
+    reload_models(app).await;
+}
+
+async fn reload_switches(app: &AppState) {
+    if let Some(store) = app.store_opt() {
+        if let Err(e) = app.accounts().switches().reload(store).await {
+            tracing::warn!("the provider switches could not be reloaded: {e}");
+        }
     }
-    if let Err(e) = app.model_gate().reload(store).await {
-        tracing::warn!("the model registry could not be reloaded: {e}");
+}
+
+async fn reload_models(app: &AppState) {
+    if let Some(store) = app.store_opt() {
+        if let Err(e) = app.model_gate().reload(store).await {
+            tracing::warn!("the model registry could not be reloaded: {e}");
+        }
     }
 }
 

@@ -157,6 +157,10 @@ const COLUMNS: &str = "id, provider, model_id, display_name, admin_named, enable
      context_window, max_output_tokens, input_price_per_mtok, output_price_per_mtok, \
      cache_read_price_per_mtok, cache_write_price_per_mtok, created_at, updated_at";
 
+/// A provider's visibility default (`None`: it has none).
+const VISIBLE_MODELS: &str =
+    "SELECT enabled_models FROM model_visibility_defaults WHERE provider = $1";
+
 /// The model-registry repository.
 pub struct ModelRegistry<'a> {
     store: &'a Store,
@@ -216,13 +220,11 @@ impl<'a> ModelRegistry<'a> {
             .bind(provider)
             .fetch_all(&mut *tx)
             .await?;
-            let default: Option<(String,)> = sqlx::query_as(
-                "SELECT enabled_models FROM model_visibility_defaults WHERE provider = $1",
-            )
-            .bind(provider)
-            .fetch_optional(&mut *tx)
-            .await?;
-            let visible = default.map(|(json,)| parse_models(&json));
+            let visible: Option<Vec<String>> = sqlx::query_as(VISIBLE_MODELS)
+                .bind(provider)
+                .fetch_optional(&mut *tx)
+                .await?
+                .map(|(json,): (String,)| parse_models(&json));
             let known: HashMap<&str, &ModelEntry> =
                 rows.iter().map(|e| (e.model_id.as_str(), e)).collect();
             let mut merged = Merged::default();
@@ -431,13 +433,11 @@ impl<'a> ModelRegistry<'a> {
     pub async fn apply_default(&self, provider: &str) -> Result<Applied, StoreError> {
         let now = now();
         let applied = with_pool!(self.store, p => write_tx!(p, tx => {
-            let default: Option<(String,)> = sqlx::query_as(
-                "SELECT enabled_models FROM model_visibility_defaults WHERE provider = $1",
-            )
-            .bind(provider)
-            .fetch_optional(&mut *tx)
-            .await?;
-            let visible = default.map(|(json,)| parse_models(&json));
+            let visible: Option<Vec<String>> = sqlx::query_as(VISIBLE_MODELS)
+                .bind(provider)
+                .fetch_optional(&mut *tx)
+                .await?
+                .map(|(json,): (String,)| parse_models(&json));
             let rows: Vec<(ModelEntryId, String, bool)> = sqlx::query_as(
                 "SELECT id, model_id, enabled FROM model_registry WHERE provider = $1",
             )
