@@ -62,6 +62,12 @@ pub enum GatewayError {
     /// `model_disabled`), refused before any upstream call.
     #[error("{0}")]
     ModelDisabled(String),
+    /// A gateway rate limit of the key or its user (429 `rate_limited`).
+    #[error("{message}")]
+    RateLimited { message: String, retry_after: u64 },
+    /// The key's or its user's budget is spent (429 `budget_exceeded`).
+    #[error("{0}")]
+    BudgetExceeded(String),
     /// 409 `conflict`: the request clashes with the current state (an email
     /// already taken, the last admin, 2FA already enabled).
     #[error("{0}")]
@@ -150,6 +156,9 @@ impl GatewayError {
             | GatewayError::ProviderNotConnected(_)
             | GatewayError::ProviderDisabled(_)
             | GatewayError::ModelDisabled(_) => StatusCode::FORBIDDEN,
+            GatewayError::RateLimited { .. } | GatewayError::BudgetExceeded(_) => {
+                StatusCode::TOO_MANY_REQUESTS
+            }
             GatewayError::Conflict(_) => StatusCode::CONFLICT,
             GatewayError::AccountLocked { .. } => StatusCode::LOCKED,
             GatewayError::NotFound(_) => StatusCode::NOT_FOUND,
@@ -173,6 +182,8 @@ impl GatewayError {
             GatewayError::ProviderNotConnected(_) => "provider_not_connected",
             GatewayError::ProviderDisabled(_) => "provider_disabled",
             GatewayError::ModelDisabled(_) => "model_disabled",
+            GatewayError::RateLimited { .. } => "rate_limited",
+            GatewayError::BudgetExceeded(_) => "budget_exceeded",
             GatewayError::Conflict(_) => "conflict",
             GatewayError::AccountLocked { .. } => "account_locked",
             GatewayError::NotFound(_) => "not_found",
@@ -220,6 +231,7 @@ impl GatewayError {
         match self {
             GatewayError::Upstream { retry_after, .. } => *retry_after,
             GatewayError::AccountLocked { retry_after_secs } => Some(*retry_after_secs),
+            GatewayError::RateLimited { retry_after, .. } => Some(*retry_after),
             _ => None,
         }
     }

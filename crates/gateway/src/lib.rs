@@ -30,6 +30,7 @@ pub(crate) mod console;
 pub mod crypto;
 pub(crate) mod error;
 pub mod ids;
+pub mod limits;
 pub(crate) mod live;
 pub mod logging;
 pub(crate) mod pipeline;
@@ -175,6 +176,14 @@ pub async fn serve(
             background.clone(),
         ));
         tasks.extend(live::invalidation::spawn(state.clone(), background.clone()));
+        if state.limiter().is_shared() {
+            tracing::info!("rate limits and budgets are counted in Redis (REDIS_URL), shared by every replica");
+        } else {
+            tracing::info!(
+                "REDIS_URL is not set: rate limits and budgets are counted in this process; \
+                 with several replicas each counts its own"
+            );
+        }
     }
     // The usage writer stops last (after the server and its streams), so
     // the records of the final requests are drained into the store.
@@ -184,6 +193,7 @@ pub async fn serve(
             store.clone(),
             rx,
             state.model_gate().price_book(),
+            state.limiter().clone(),
             usage_stop.clone(),
         )),
         _ => None,

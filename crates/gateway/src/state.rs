@@ -22,6 +22,7 @@ use crate::auth::keys::{ApiKeyHash as KeyHash, KeyCache};
 use crate::config::{Config, RequestConfig, RuntimeConfig};
 use crate::crypto::Passwords;
 use crate::error::GatewayError;
+use crate::limits::Limiter;
 use crate::providers::model_gate::ModelGate;
 use crate::providers::primary::credentials::per_user::{PrimaryAuth, UserTokens};
 use crate::providers::primary::credentials::TokenManager;
@@ -61,6 +62,8 @@ struct Shared {
     key_cache: KeyCache,
     /// Full deployment: usage records on their way to the writer task.
     usage: UsageSink,
+    /// Full deployment: budgets and rate limits.
+    limiter: Arc<Limiter>,
     started: Instant,
 }
 
@@ -115,6 +118,15 @@ impl AppState {
             Registry::from_config(&config, &http),
             UserDirect::new(&config, &http),
         );
+        let limiter = Arc::new(match config.redis_url.as_ref().map(|u| Limiter::redis(u.expose())) {
+            Some(Ok(l)) => l,
+            Some(Err(e)) => {
+                // Unreadable URL (the prefix was checked): count here, say so.
+                tracing::warn!("REDIS_URL unusable ({e}); rate limits and budgets count in this process");
+                Limiter::local()
+            }
+            None => Limiter::local(),
+        });
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),
             env_runtime,
@@ -129,6 +141,7 @@ impl AppState {
             setup_complete: AtomicBool::new(false),
             key_cache: KeyCache::new(),
             usage: UsageSink::new(),
+            limiter,
             started: Instant::now(),
         }))
     }
@@ -243,6 +256,11 @@ impl AppState {
     /// The per-user `primary` token sources (full deployment).
     pub fn user_tokens(&self) -> &UserTokens {
         self.0.accounts.user_tokens()
+    }
+
+    /// Budgets and rate limits (full deployment).
+    pub fn limiter(&self) -> &Arc<Limiter> {
+        &self.0.limiter
     }
 
     /// Where usage records go (full deployment).

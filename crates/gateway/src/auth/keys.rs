@@ -31,6 +31,7 @@ use subtle::ConstantTimeEq as _;
 use crate::config::Secret;
 use crate::crypto::random;
 use crate::error::GatewayError;
+use crate::limits::OwnerLimits;
 use crate::store::api_keys::{FoundKey, KeyOwner};
 use crate::store::ids::UserId;
 use crate::store::{Store, StoreError};
@@ -125,21 +126,32 @@ pub fn well_formed(key: &str) -> bool {
 }
 
 /// A key as a request needs it: its owner and its rules.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CachedKey {
     pub owner: KeyOwner,
     /// Unix seconds from which the key is refused.
     pub expires_at: Option<i64>,
     /// The only models the key may call; `None`: any.
     pub allowed_models: Option<AllowedModels>,
+    /// The key's and its user's budgets and rate limits; `None`: neither
+    /// is limited.
+    pub limits: Option<Arc<OwnerLimits>>,
 }
 
 impl From<FoundKey> for CachedKey {
     fn from(k: FoundKey) -> Self {
+        let u = &k.user_limits;
+        let user = crate::limits::policy::Limits::from_columns(
+            u.user_budget_usd,
+            u.user_budget_period.as_deref(),
+            u.user_rpm_limit,
+            u.user_tpm_limit,
+        );
         CachedKey {
             owner: k.owner,
             expires_at: k.expires_at,
             allowed_models: k.allowed_models.map(|m| AllowedModels(m.into())),
+            limits: OwnerLimits::of(k.limits.limits(), user),
         }
     }
 }
@@ -367,6 +379,7 @@ mod tests {
             },
             expires_at: None,
             allowed_models: None,
+            limits: None,
         };
         let (h1, h2, h3) = (
             ApiKeyHash::of("a"),

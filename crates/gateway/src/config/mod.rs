@@ -156,6 +156,9 @@ pub struct Config {
     pub data_dir: PathBuf,
     /// Full-mode store (`sqlite://...` or `postgres://...`); may hold a password.
     pub database_url: Secret,
+    /// `REDIS_URL`: where full deployment's rate-limit and budget counters
+    /// are shared by replicas (`None`: counted in this process).
+    pub redis_url: Option<Secret>,
     /// The one client key of proxy mode (required there).
     pub proxy_api_key: Option<Secret>,
     /// 32-byte key for stored secrets (full mode), as given (base64 or hex).
@@ -258,6 +261,19 @@ impl Config {
             None => Secret::new(format!("sqlite://{}/gateway.db", data_dir.display())),
         };
 
+        let redis_url = src.get("REDIS_URL").map(Secret::new);
+        if let Some(url) = &redis_url {
+            let ok = ["redis://", "rediss://", "unix://", "redis+unix://"]
+                .iter()
+                .any(|p| url.expose().starts_with(p));
+            if !ok {
+                problems.push(ConfigProblem::new(
+                    "REDIS_URL",
+                    "expected a redis://, rediss:// or unix:// URL",
+                ));
+            }
+        }
+
         let proxy_api_key = src.get("PROXY_API_KEY").map(Secret::new);
         if mode == GatewayMode::Proxy && proxy_api_key.is_none() {
             problems.push(ConfigProblem::new(
@@ -345,6 +361,7 @@ impl Config {
             mode,
             data_dir,
             database_url,
+            redis_url,
             proxy_api_key,
             config_encryption_key,
             initial_admin_email,

@@ -11,7 +11,7 @@
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse as _, Response};
 
 use crate::auth::keys::{self, ApiKeyHash};
 use crate::auth::{check, is_chat_path, presented_keys, Caller};
@@ -65,13 +65,34 @@ pub(crate) async fn require_user_key(
     let owner = key.owner;
     let chat = is_chat_path(request.uri().path());
     let ticket = app.usage_sink().open(owner, chat);
+    if let Some(limits) = key.limits {
+        if !chat {
+            // Other /v1 calls count as requests; a chat call is admitted
+            // by its handler, which knows its token estimate.
+            match app.limiter().admit(store, owner, &limits, 0, false).await {
+                Ok(admission) => ticket.admitted(admission.headers, None),
+                Err(refusal) => {
+                    let mut response = refusal.error.into_response();
+                    if let Some(h) = refusal.headers {
+                        h.apply(response.headers_mut());
+                    }
+                    ticket.respond(response.status().as_u16());
+                    return Ok(response);
+                }
+            }
+        }
+        request.extensions_mut().insert(limits);
+    }
     request.extensions_mut().insert(Caller::User(owner));
     if let Some(allowed) = key.allowed_models {
         request.extensions_mut().insert(allowed);
     }
     request.extensions_mut().insert(ticket.clone());
     let span = tracing::info_span!("caller", user_id = %owner.user_id, key_id = %owner.key_id);
-    let response = tracing::Instrument::instrument(next.run(request), span).await;
+    let mut response = tracing::Instrument::instrument(next.run(request), span).await;
     ticket.respond(response.status().as_u16());
+    if let Some(h) = ticket.rate_headers() {
+        h.apply(response.headers_mut());
+    }
     Ok(response)
 }

@@ -18,7 +18,7 @@ use super::{with_pool, write_tx, Store, StoreError};
 pub const MAX_KEYS_PER_USER: i64 = 100;
 
 /// A stored key as its owner sees it in a list.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct ApiKeyRecord {
     pub id: ApiKeyId,
     pub user_id: UserId,
@@ -31,6 +31,38 @@ pub struct ApiKeyRecord {
     /// The only models the key may call (names as on `/v1`); `None`: any.
     #[sqlx(try_from = "ModelList")]
     pub allowed_models: Option<Vec<String>>,
+    /// Budget and rate limits (see [`crate::limits::policy::Limits`]).
+    #[sqlx(flatten)]
+    pub limits: LimitColumns,
+}
+
+/// The four limit columns of a key or a user, as stored.
+#[derive(Debug, Clone, PartialEq, Default, sqlx::FromRow)]
+pub struct LimitColumns {
+    pub budget_usd: Option<f64>,
+    pub budget_period: Option<String>,
+    pub rpm_limit: Option<i64>,
+    pub tpm_limit: Option<i64>,
+}
+
+impl LimitColumns {
+    pub fn limits(&self) -> crate::limits::policy::Limits {
+        crate::limits::policy::Limits::from_columns(
+            self.budget_usd,
+            self.budget_period.as_deref(),
+            self.rpm_limit,
+            self.tpm_limit,
+        )
+    }
+}
+
+/// The user's limit columns beside a key's, as the lookup reads them.
+#[derive(Debug, Clone, PartialEq, Default, sqlx::FromRow)]
+pub struct UserLimitColumns {
+    pub user_budget_usd: Option<f64>,
+    pub user_budget_period: Option<String>,
+    pub user_rpm_limit: Option<i64>,
+    pub user_tpm_limit: Option<i64>,
 }
 
 /// `allowed_models` as stored: a JSON array of names, or NULL.
@@ -62,16 +94,21 @@ pub struct NewApiKey<'a> {
     pub label: &'a str,
     pub expires_at: Option<i64>,
     pub allowed_models: Option<&'a [String]>,
+    pub limits: &'a LimitColumns,
 }
 
 /// A found key: its owner and its rules.
-#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+#[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
 pub struct FoundKey {
     #[sqlx(flatten)]
     pub owner: KeyOwner,
     pub expires_at: Option<i64>,
     #[sqlx(try_from = "ModelList")]
     pub allowed_models: Option<Vec<String>>,
+    #[sqlx(flatten)]
+    pub limits: LimitColumns,
+    #[sqlx(flatten)]
+    pub user_limits: UserLimitColumns,
 }
 
 /// A change of a key by its owner: each `Some` replaces the stored value
@@ -81,10 +118,39 @@ pub struct KeyChange {
     pub label: Option<String>,
     pub expires_at: Option<Option<i64>>,
     pub allowed_models: Option<Option<Vec<String>>>,
+    pub limits: LimitChange,
 }
 
-const RECORD_COLUMNS: &str =
-    "id, user_id, key_prefix, label, created_at, last_used_at, expires_at, allowed_models";
+/// A change of the limit columns (of a key or a user): each `Some`
+/// replaces the stored value (`Some(None)` clears it).
+#[derive(Debug, Clone, Default)]
+pub struct LimitChange {
+    pub budget_usd: Option<Option<f64>>,
+    pub budget_period: Option<Option<String>>,
+    pub rpm_limit: Option<Option<i64>>,
+    pub tpm_limit: Option<Option<i64>>,
+}
+
+impl LimitChange {
+    /// `columns` with this change made.
+    pub fn apply(&self, columns: &mut LimitColumns) {
+        if let Some(v) = self.budget_usd {
+            columns.budget_usd = v;
+        }
+        if let Some(v) = &self.budget_period {
+            columns.budget_period.clone_from(v);
+        }
+        if let Some(v) = self.rpm_limit {
+            columns.rpm_limit = v;
+        }
+        if let Some(v) = self.tpm_limit {
+            columns.tpm_limit = v;
+        }
+    }
+}
+
+const RECORD_COLUMNS: &str = "id, user_id, key_prefix, label, created_at, last_used_at, \
+     expires_at, allowed_models, budget_usd, budget_period, rpm_limit, tpm_limit";
 
 /// The API-key repository.
 pub struct ApiKeys<'a> {
@@ -108,6 +174,7 @@ impl<'a> ApiKeys<'a> {
             last_used_at: None,
             expires_at: key.expires_at,
             allowed_models: key.allowed_models.map(<[String]>::to_vec),
+            limits: key.limits.clone(),
         };
         let allowed = record
             .allowed_models
@@ -125,7 +192,8 @@ impl<'a> ApiKeys<'a> {
             }
             sqlx::query(
                 "INSERT INTO api_keys (id, user_id, key_hash, key_prefix, label, created_at, \
-                 expires_at, allowed_models) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                 expires_at, allowed_models, budget_usd, budget_period, rpm_limit, tpm_limit) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)",
             )
             .bind(record.id)
             .bind(record.user_id)
@@ -135,6 +203,10 @@ impl<'a> ApiKeys<'a> {
             .bind(record.created_at)
             .bind(record.expires_at)
             .bind(&allowed)
+            .bind(record.limits.budget_usd)
+            .bind(&record.limits.budget_period)
+            .bind(record.limits.rpm_limit)
+            .bind(record.limits.tpm_limit)
             .execute(&mut *tx)
             .await?;
             Ok(())
@@ -159,8 +231,11 @@ impl<'a> ApiKeys<'a> {
     pub async fn find_by_hash(&self, key_hash: &str) -> Result<Option<FoundKey>, StoreError> {
         Ok(with_pool!(self.store, p => {
             sqlx::query_as(
-                "SELECT id AS key_id, user_id, expires_at, allowed_models FROM api_keys \
-                 WHERE key_hash = $1",
+                "SELECT k.id AS key_id, k.user_id, k.expires_at, k.allowed_models, \
+                 k.budget_usd, k.budget_period, k.rpm_limit, k.tpm_limit, \
+                 u.budget_usd AS user_budget_usd, u.budget_period AS user_budget_period, \
+                 u.rpm_limit AS user_rpm_limit, u.tpm_limit AS user_tpm_limit \
+                 FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1",
             )
                 .bind(key_hash)
                 .fetch_optional(p)
@@ -197,17 +272,23 @@ impl<'a> ApiKeys<'a> {
             if let Some(allowed) = &change.allowed_models {
                 record.allowed_models.clone_from(allowed);
             }
+            change.limits.apply(&mut record.limits);
             let allowed = record
                 .allowed_models
                 .as_ref()
                 .map(|m| serde_json::to_string(m).unwrap_or_else(|_| "[]".to_owned()));
             let (hash,): (String,) = sqlx::query_as(
-                "UPDATE api_keys SET label = $1, expires_at = $2, allowed_models = $3 \
-                 WHERE id = $4 RETURNING key_hash",
+                "UPDATE api_keys SET label = $1, expires_at = $2, allowed_models = $3, \
+                 budget_usd = $4, budget_period = $5, rpm_limit = $6, tpm_limit = $7 \
+                 WHERE id = $8 RETURNING key_hash",
             )
             .bind(&record.label)
             .bind(record.expires_at)
             .bind(&allowed)
+            .bind(record.limits.budget_usd)
+            .bind(&record.limits.budget_period)
+            .bind(record.limits.rpm_limit)
+            .bind(record.limits.tpm_limit)
             .bind(id)
             .fetch_one(&mut *tx)
             .await?;

@@ -297,6 +297,29 @@ impl<'a> Usage<'a> {
         Ok(out)
     }
 
+    /// USD spent by `user` (by one of its keys when `key` is given) in
+    /// requests started at or after `since` (Unix seconds): what budgets
+    /// count. Reads the user's index, so it stays cheap per user.
+    pub async fn spent_since(
+        &self,
+        user: UserId,
+        key: Option<ApiKeyId>,
+        since: i64,
+    ) -> Result<f64, StoreError> {
+        let (spent,): (Option<f64>,) = with_pool!(self.store, p => {
+            sqlx::query_as(
+                "SELECT SUM(cost_usd) FROM usage_events WHERE user_id = $1 AND created_at >= $2 \
+                 AND ($3 IS NULL OR key_id = $3)",
+            )
+            .bind(user)
+            .bind(since)
+            .bind(key)
+            .fetch_one(p)
+            .await?
+        });
+        Ok(spent.unwrap_or(0.0))
+    }
+
     /// Every recorded row of `user`, oldest first (tests and exports).
     pub async fn records_of(&self, user: UserId) -> Result<Vec<UsageRecord>, StoreError> {
         #[derive(sqlx::FromRow)]

@@ -13,6 +13,8 @@ use serde::Serialize;
 
 use super::clock::now;
 use super::ids::UserId;
+use super::api_keys::{LimitChange, LimitColumns};
+use super::upstream_credentials::Announce as _;
 use super::{with_pool, write_tx, RoleLock as _, Store, StoreError};
 use crate::config::Secret;
 use crate::crypto::TotpSecret;
@@ -416,6 +418,55 @@ impl<'a> Users<'a> {
             Ok(row)
         }));
         User::try_from(row)
+    }
+
+    /// The budget and rate limits an admin set on `id`.
+    pub async fn limits(&self, id: UserId) -> Result<LimitColumns, StoreError> {
+        let found: Option<LimitColumns> = with_pool!(self.store, p => {
+            sqlx::query_as(
+                "SELECT budget_usd, budget_period, rpm_limit, tpm_limit FROM users WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(p)
+            .await?
+        });
+        found.ok_or(StoreError::NotFound("user"))
+    }
+
+    /// Change the budget and rate limits of `id`; every replica looks its
+    /// keys up again (each key's change is announced, `key:<hash>`).
+    pub async fn set_limits(&self, id: UserId, change: &LimitChange) -> Result<LimitColumns, StoreError> {
+        let now = now();
+        Ok(with_pool!(self.store, p => write_tx!(p, tx => {
+            let current: Option<LimitColumns> = sqlx::query_as(
+                "SELECT budget_usd, budget_period, rpm_limit, tpm_limit FROM users WHERE id = $1",
+            )
+            .bind(id)
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(mut columns) = current else { return Err(StoreError::NotFound("user")) };
+            change.apply(&mut columns);
+            sqlx::query(
+                "UPDATE users SET budget_usd = $2, budget_period = $3, rpm_limit = $4, \
+                 tpm_limit = $5, updated_at = $6 WHERE id = $1",
+            )
+            .bind(id)
+            .bind(columns.budget_usd)
+            .bind(&columns.budget_period)
+            .bind(columns.rpm_limit)
+            .bind(columns.tpm_limit)
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+            let hashes: Vec<String> = sqlx::query_scalar("SELECT key_hash FROM api_keys WHERE user_id = $1")
+                .bind(id)
+                .fetch_all(&mut *tx)
+                .await?;
+            for hash in hashes {
+                tx.announce(&format!("key:{hash}")).await?;
+            }
+            Ok(columns)
+        })))
     }
 
     /// Delete an account and everything it owns; deleting the last admin is refused.

@@ -18,11 +18,12 @@
 //!   and, with PostgreSQL, within a second on the others.
 //!
 //! Rules a key may carry (issue 21): `expires_at` (RFC 3339; from then on
-//! the key is 401 `auth_error`) and `allowed_models` (names as sent on
-//! `/v1`; any other model is 403 `forbidden`, and `/v1/models` lists only
-//! these). Budgets and rate limits (`budget_usd`, `budget_period`,
-//! `rpm_limit`, `tpm_limit`) are not built yet: a request naming them is
-//! 400 rather than silently ignored.
+//! the key is 401 `auth_error`), `allowed_models` (names as sent on `/v1`;
+//! any other model is 403 `forbidden`, and `/v1/models` lists only these),
+//! and its budget and rate limits (`budget_usd`, `budget_period`,
+//! `rpm_limit`, `tpm_limit`; see [`crate::limits`]). A listed key shows
+//! `spend_usd` (in its budget's current period; without a periodic budget,
+//! since it was created) and `budget_resets_at`.
 
 use axum::extract::{Path, State};
 use axum::Json;
@@ -34,7 +35,10 @@ use super::reply::{Done, DONE};
 use crate::auth::keys;
 use crate::error::GatewayError;
 use crate::state::AppState;
-use crate::store::api_keys::{ApiKeyRecord, KeyChange, NewApiKey};
+use super::limit_fields::{LimitFields, LimitView};
+use crate::limits;
+use crate::store::api_keys::{ApiKeyRecord, KeyChange, LimitColumns, NewApiKey};
+use crate::store::Store;
 use crate::store::clock::rfc3339;
 use crate::store::ids::ApiKeyId;
 
@@ -43,9 +47,6 @@ pub(crate) const LABEL_MAX: usize = 100;
 
 /// Most models one key may be restricted to.
 const ALLOWED_MODELS_MAX: usize = 100;
-
-/// The fields of the budgets and rate limits not built yet.
-const NOT_YET: [&str; 4] = ["budget_usd", "budget_period", "rpm_limit", "tpm_limit"];
 
 #[derive(Deserialize)]
 #[cfg_attr(test, derive(ts_rs::TS), ts(rename = "CreateKeyBody"))]
@@ -60,6 +61,9 @@ pub(crate) struct CreateBody {
     #[serde(default)]
     #[cfg_attr(test, ts(optional = nullable))]
     allowed_models: Option<Vec<String>>,
+    #[serde(flatten)]
+    #[cfg_attr(test, ts(flatten))]
+    limits: LimitFields,
     #[serde(flatten)]
     #[cfg_attr(test, ts(skip))]
     rest: serde_json::Map<String, serde_json::Value>,
@@ -80,18 +84,17 @@ pub(crate) struct PatchBody {
     #[cfg_attr(test, ts(optional, type = "Array<string> | null"))]
     allowed_models: Option<Option<Vec<String>>>,
     #[serde(flatten)]
+    #[cfg_attr(test, ts(flatten))]
+    limits: LimitFields,
+    #[serde(flatten)]
     #[cfg_attr(test, ts(skip))]
     rest: serde_json::Map<String, serde_json::Value>,
 }
 
-/// 400 for a field this call does not take (budgets and rate limits say
-/// they are not built yet).
+/// 400 for a field this call does not take.
 fn no_other_fields(rest: &serde_json::Map<String, serde_json::Value>) -> Result<(), GatewayError> {
     match rest.keys().next() {
         None => Ok(()),
-        Some(k) if NOT_YET.contains(&k.as_str()) => Err(GatewayError::validation(format!(
-            "{k}: budgets and rate limits per key are not available yet"
-        ))),
         Some(k) => Err(GatewayError::validation(format!("{k}: unknown field"))),
     }
 }
@@ -154,11 +157,24 @@ pub(crate) struct KeyView {
     created_at: String,
     expires_at: Option<String>,
     allowed_models: Option<Vec<String>>,
+    #[serde(flatten)]
+    #[cfg_attr(test, ts(flatten))]
+    limits: LimitView,
+    /// USD spent in the budget's current period (without a periodic
+    /// budget: since the key was created).
+    spend_usd: f64,
+    /// When the budget's period ends (RFC 3339); `null` without one.
+    budget_resets_at: Option<String>,
 }
 
-impl From<&ApiKeyRecord> for KeyView {
-    fn from(k: &ApiKeyRecord) -> Self {
-        KeyView {
+impl KeyView {
+    /// The view of `k`, with what it spent read from the usage rows.
+    async fn read(store: &Store, k: &ApiKeyRecord) -> Result<Self, GatewayError> {
+        let now = limits::clock::now();
+        let window = k.limits.limits().budget.map(|b| b.window(now));
+        let since = window.map_or(k.created_at, |(start, _)| start.max(k.created_at));
+        let spend_usd = store.usage().spent_since(k.user_id, Some(k.id), since).await?;
+        Ok(KeyView {
             id: k.id,
             key_prefix: k.key_prefix.clone(),
             label: k.label.clone(),
@@ -166,7 +182,10 @@ impl From<&ApiKeyRecord> for KeyView {
             created_at: rfc3339(k.created_at),
             expires_at: k.expires_at.map(rfc3339),
             allowed_models: k.allowed_models.clone(),
-        }
+            limits: LimitView::from(&k.limits),
+            spend_usd,
+            budget_resets_at: window.and_then(|(_, end)| end).map(rfc3339),
+        })
     }
 }
 
@@ -189,6 +208,9 @@ pub(crate) struct CreatedKey {
     created_at: String,
     expires_at: Option<String>,
     allowed_models: Option<Vec<String>>,
+    #[serde(flatten)]
+    #[cfg_attr(test, ts(flatten))]
+    limits: LimitView,
 }
 
 /// `GET /_ui/api/keys`.
@@ -196,8 +218,12 @@ pub(crate) async fn list(
     State(app): State<AppState>,
     who: SessionUser,
 ) -> Result<Json<KeyList>, GatewayError> {
-    let keys = app.store()?.api_keys().list_for_user(who.user.id).await?;
-    let keys: Vec<KeyView> = keys.iter().map(KeyView::from).collect();
+    let store = app.store()?;
+    let records = store.api_keys().list_for_user(who.user.id).await?;
+    let mut keys = Vec::with_capacity(records.len());
+    for k in &records {
+        keys.push(KeyView::read(store, k).await?);
+    }
     Ok(Json(KeyList {
         count: keys.len(),
         keys,
@@ -211,6 +237,9 @@ pub(crate) async fn create(
     UiJson(body): UiJson<CreateBody>,
 ) -> Result<Json<CreatedKey>, GatewayError> {
     no_other_fields(&body.rest)?;
+    body.limits.validate()?;
+    let mut limit_columns = LimitColumns::default();
+    body.limits.change().apply(&mut limit_columns);
     let label = valid_label(body.label.as_deref())?;
     let expires_at = body.expires_at.as_deref().map(valid_expiry).transpose()?;
     let allowed = body
@@ -229,6 +258,7 @@ pub(crate) async fn create(
             label: &label,
             expires_at,
             allowed_models: allowed.as_deref(),
+            limits: &limit_columns,
         })
         .await?;
     tracing::info!(user_id = %who.user.id, key_id = %record.id, "API key created");
@@ -240,6 +270,7 @@ pub(crate) async fn create(
         created_at: rfc3339(record.created_at),
         expires_at: record.expires_at.map(rfc3339),
         allowed_models: record.allowed_models,
+        limits: LimitView::from(&record.limits),
     }))
 }
 
@@ -253,7 +284,9 @@ pub(crate) async fn update(
     let not_found = || GatewayError::NotFound("API key not found".into());
     let id: ApiKeyId = id.parse().map_err(|_| not_found())?;
     no_other_fields(&body.rest)?;
+    body.limits.validate()?;
     let change = KeyChange {
+        limits: body.limits.change(),
         label: body
             .label
             .as_deref()
@@ -268,8 +301,8 @@ pub(crate) async fn update(
             .map(|m| m.as_deref().map(valid_models).transpose())
             .transpose()?,
     };
-    let (record, hash) = app
-        .store()?
+    let store = app.store()?;
+    let (record, hash) = store
         .api_keys()
         .update(who.user.id, id, &change)
         .await?
@@ -277,7 +310,7 @@ pub(crate) async fn update(
     // Other replicas hear of it from the store's announcement (PostgreSQL).
     app.key_cache().invalidate_hex(&hash).await;
     tracing::info!(user_id = %who.user.id, key_id = %id, "API key changed");
-    Ok(Json(KeyView::from(&record)))
+    Ok(Json(KeyView::read(store, &record).await?))
 }
 
 /// `DELETE /_ui/api/keys/{id}`.

@@ -12,6 +12,7 @@
 //! | [`account`] | `GET /auth/me`, `POST /auth/logout`, `POST /auth/password/change` |
 //! | [`two_factor`] | `GET /auth/2fa/setup`, `POST /auth/2fa/verify` |
 //! | [`users`] | `/users`, `/users/{id}`, `/users/{id}/role`, `/admin/users/create`, `/admin/users/{id}/reset-password` (Admin) |
+//! | [`user_limits`] | `/admin/users/{id}/limits` (Admin) |
 //! | [`domains`] | `/domains`, `/domains/{domain}` (Admin) |
 //! | [`keys`] | `/keys`, `/keys/{id}` (own API keys: create, change, revoke) |
 //! | [`upstream`] | `/upstream/status`, `/upstream/setup`, `/upstream/poll`, `/upstream/token` (own upstream credentials) |
@@ -34,6 +35,7 @@ pub(crate) mod domains;
 pub(crate) mod extract;
 pub(crate) mod json;
 pub(crate) mod keys;
+pub(crate) mod limit_fields;
 pub(crate) mod login;
 pub(crate) mod models;
 pub(crate) mod provider_signin;
@@ -50,6 +52,7 @@ pub(crate) mod two_factor;
 pub(crate) mod upstream;
 pub(crate) mod usage;
 pub(crate) mod users;
+pub(crate) mod user_limits;
 
 use axum::http::Uri;
 use axum::middleware::from_fn_with_state;
@@ -79,6 +82,10 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
         .route(
             "/admin/users/{id}/reset-password",
             post(users::reset_password),
+        )
+        .route(
+            "/admin/users/{id}/limits",
+            get(user_limits::get).patch(user_limits::update),
         )
         .route("/domains", get(domains::list).post(domains::add))
         .route("/domains/{domain}", delete(domains::remove))

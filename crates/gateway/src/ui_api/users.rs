@@ -100,7 +100,7 @@ pub(crate) struct CreatedUser {
     user_id: UserId,
 }
 
-fn parse_id(id: &str) -> Result<UserId, GatewayError> {
+pub(crate) fn parse_id(id: &str) -> Result<UserId, GatewayError> {
     id.parse()
         .map_err(|_| GatewayError::NotFound("user not found".into()))
 }

@@ -30,6 +30,7 @@ use std::time::Instant;
 use tokio::sync::mpsc;
 use translate::Usage;
 
+use crate::limits::{Charge, RateHeaders};
 use crate::store::api_keys::KeyOwner;
 use crate::store::clock;
 use crate::store::ids::ApiKeyId;
@@ -44,8 +45,9 @@ pub(crate) const CLIENT_GONE: u16 = 499;
 /// What the writer receives.
 #[derive(Debug)]
 pub enum Message {
-    /// A finished chat request (also a use of its key).
-    Record(UsageRecord),
+    /// A finished chat request (also a use of its key), with what it owes
+    /// its rate windows and budgets.
+    Record(UsageRecord, Option<Arc<Charge>>),
     /// Another authenticated call: the key was used at this time.
     Touch(ApiKeyId, i64),
 }
@@ -130,6 +132,10 @@ struct Observed {
     http_status: Option<u16>,
     /// How a stream ended badly, after its 200 was sent.
     stream_status: Option<u16>,
+    /// What the request owes its limits, once its usage is known.
+    charge: Option<Arc<Charge>>,
+    /// The rate-limit headers of the answer.
+    rate_headers: Option<RateHeaders>,
 }
 
 impl Ticket {
@@ -170,6 +176,19 @@ impl UsageTicket {
         self.stream_failed(CLIENT_GONE);
     }
 
+    /// What the admission decided: the answer's rate-limit headers, and
+    /// what the request owes once its usage is known.
+    pub fn admitted(&self, headers: Option<RateHeaders>, charge: Option<Arc<Charge>>) {
+        let mut o = self.0.observed();
+        o.rate_headers = headers;
+        o.charge = charge;
+    }
+
+    /// The rate-limit headers for the answer, if the key is limited.
+    pub fn rate_headers(&self) -> Option<RateHeaders> {
+        self.0.observed().rate_headers
+    }
+
     /// Who the request is attributed to.
     pub fn owner(&self) -> KeyOwner {
         self.0.owner
@@ -198,7 +217,7 @@ impl Drop for Ticket {
                 created_at: self.created_at,
                 // Costed by the writer, off the request's path.
                 cost_usd: None,
-            })
+            }, o.charge.clone())
         } else {
             Message::Touch(self.owner.key_id, self.created_at)
         };
@@ -293,7 +312,7 @@ mod tests {
         stream_side.stream_failed(502);
         stream_side.client_gone(); // the first ending wins
         drop(stream_side);
-        let Message::Record(r) = rx.try_recv().unwrap() else {
+        let Message::Record(r, _) = rx.try_recv().unwrap() else {
             panic!("a record")
         };
         assert_eq!(r.user_id, who.user_id);
@@ -328,7 +347,7 @@ mod tests {
         }
         // A chat ticket dropped without any status: the client left first.
         drop(sink.open(who, true));
-        let Message::Record(r) = rx.try_recv().unwrap() else {
+        let Message::Record(r, _) = rx.try_recv().unwrap() else {
             panic!("a record")
         };
         assert_eq!(r.status, CLIENT_GONE);

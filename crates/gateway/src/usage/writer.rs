@@ -19,6 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::prices::PriceBook;
 use super::Message;
+use crate::limits::Limiter;
 use crate::store::ids::ApiKeyId;
 use crate::store::usage::UsageRecord;
 use crate::store::Store;
@@ -43,13 +44,21 @@ struct Batch {
     written: HashMap<ApiKeyId, Instant>,
     /// What each record costs.
     prices: Arc<PriceBook>,
+    /// Counter changes owed by the records taken (token corrections and
+    /// costs), applied at the next flush.
+    settlements: Vec<(String, i64)>,
+    limiter: Arc<Limiter>,
 }
 
 impl Batch {
     fn take(&mut self, msg: Message) {
         let (key, at) = match msg {
-            Message::Record(mut r) => {
+            Message::Record(mut r, charge) => {
                 r.cost_usd = self.prices.cost(&r);
+                if let Some(charge) = charge {
+                    let tokens = r.input_tokens + r.output_tokens;
+                    charge.settle(tokens, r.cost_usd, &mut self.settlements);
+                }
                 let use_ = r.key_id.map(|k| (k, r.created_at));
                 self.records.push(r);
                 match use_ {
@@ -85,6 +94,19 @@ impl Batch {
 
     async fn flush(&mut self, store: &Store, force: bool) {
         if !self.records.is_empty() {
+            self.write_records(store).await;
+        }
+        // After the rows: a budget seeded from the store meanwhile already
+        // counts them only in rare races (see crate::limits).
+        if !self.settlements.is_empty() {
+            self.limiter.settle(&self.settlements).await;
+            self.settlements.clear();
+        }
+        self.write_uses(store, force).await;
+    }
+
+    async fn write_records(&mut self, store: &Store) {
+        {
             match store.usage().insert_batch(&self.records).await {
                 Ok(()) => {
                     tracing::debug!(rows = self.records.len(), "usage written");
@@ -104,6 +126,9 @@ impl Batch {
                 }
             }
         }
+    }
+
+    async fn write_uses(&mut self, store: &Store, force: bool) {
         let now = Instant::now();
         let due = self.due_uses(now, force);
         if due.is_empty() {
@@ -135,6 +160,7 @@ pub(crate) fn spawn(
     store: Store,
     rx: mpsc::Receiver<Message>,
     prices: Arc<PriceBook>,
+    limiter: Arc<Limiter>,
     cancel: CancellationToken,
 ) -> tokio::task::JoinHandle<()> {
     #[expect(
@@ -142,7 +168,7 @@ pub(crate) fn spawn(
         reason = "tracked: serve() awaits this handle at shutdown"
     )]
     tokio::spawn(async move {
-        run(store, rx, prices, cancel).await;
+        run(store, rx, prices, limiter, cancel).await;
     })
 }
 
@@ -151,6 +177,7 @@ async fn run(
     store: Store,
     mut rx: mpsc::Receiver<Message>,
     prices: Arc<PriceBook>,
+    limiter: Arc<Limiter>,
     cancel: CancellationToken,
 ) -> u64 {
     {
@@ -160,6 +187,8 @@ async fn run(
             uses: HashMap::new(),
             written: HashMap::new(),
             prices,
+            settlements: Vec::new(),
+            limiter,
         };
         let mut incoming: Vec<Message> = Vec::with_capacity(BATCH_ROWS);
         let mut tick = tokio::time::interval(FLUSH_EVERY);
@@ -230,17 +259,17 @@ mod tests {
         for i in 0..2_500 {
             let mut r = record(key, 1_700_000_000 + i);
             r.user_id = user;
-            tx.try_send(Message::Record(r)).unwrap();
+            tx.try_send(Message::Record(r, None)).unwrap();
         }
         let cancel = CancellationToken::new();
         #[expect(clippy::disallowed_methods, reason = "the test awaits the writer")]
-        let writer = tokio::spawn(run(store.clone(), rx, Arc::default(), cancel.clone()));
+        let writer = tokio::spawn(run(store.clone(), rx, Arc::default(), Arc::new(Limiter::local()), cancel.clone()));
         // More arrive while it runs; shutdown must drain them too.
         tokio::time::sleep(Duration::from_millis(50)).await;
         for i in 0..10 {
             let mut r = record(key, 1_800_000_000 + i);
             r.user_id = user;
-            tx.try_send(Message::Record(r)).unwrap();
+            tx.try_send(Message::Record(r, None)).unwrap();
         }
         cancel.cancel();
         let transactions = writer.await.unwrap();
@@ -266,12 +295,14 @@ mod tests {
             uses: HashMap::new(),
             written: HashMap::new(),
             prices: Arc::default(),
+            settlements: Vec::new(),
+            limiter: Arc::new(Limiter::local()),
         };
         let (k1, k2) = (ApiKeyId::new(), ApiKeyId::new());
-        b.take(Message::Record(record(k1, 100)));
+        b.take(Message::Record(record(k1, 100), None));
         b.take(Message::Touch(k1, 90));
         b.take(Message::Touch(k2, 95));
-        b.take(Message::Record(record(k1, 105)));
+        b.take(Message::Record(record(k1, 105), None));
         assert_eq!(b.records.len(), 2);
         let now = Instant::now();
         let mut due = b.due_uses(now, false);

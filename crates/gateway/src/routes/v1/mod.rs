@@ -9,6 +9,8 @@ mod count_tokens;
 mod messages;
 mod models;
 
+use std::sync::Arc;
+
 use axum::http::HeaderMap;
 use axum::response::Response;
 use axum::routing::{get, post};
@@ -18,6 +20,7 @@ use translate::{ChatRequest, ClientFormat};
 
 use crate::auth::keys::AllowedModels;
 use crate::auth::Caller;
+use crate::limits::OwnerLimits;
 use crate::config::RequestConfig;
 use crate::error::GatewayError;
 use crate::pipeline::{self, Inbound};
@@ -40,6 +43,8 @@ pub(crate) struct Attached {
     usage: Option<UsageTicket>,
     /// The key's allowed models, when it is restricted.
     allowed: Option<AllowedModels>,
+    /// The key's and its user's budgets and rate limits, when limited.
+    limits: Option<Arc<OwnerLimits>>,
 }
 
 impl axum::extract::FromRequestParts<AppState> for Attached {
@@ -57,6 +62,7 @@ impl axum::extract::FromRequestParts<AppState> for Attached {
             caller: Caller::from_request_parts(parts, app).await?,
             usage: parts.extensions.get::<UsageTicket>().cloned(),
             allowed: parts.extensions.get::<AllowedModels>().cloned(),
+            limits: parts.extensions.get::<Arc<OwnerLimits>>().cloned(),
         })
     }
 }
@@ -75,6 +81,9 @@ async fn relay(
     if let Some(allowed) = &attached.allowed {
         allowed.check(&request.model)?;
     }
+    if let (Some(limits), Some(ticket)) = (&attached.limits, &attached.usage) {
+        admit(app, limits, ticket, &request).await?;
+    }
     let messages = format == ClientFormat::Anthropic;
     let inbound = Inbound {
         format,
@@ -87,6 +96,37 @@ async fn relay(
         rt: attached.rt,
     };
     pipeline::handle(app, inbound).await
+}
+
+/// Admit a chat request under its key's and user's limits (before any
+/// upstream call); the answer's rate-limit headers and what the request
+/// owes go on its usage ticket.
+async fn admit(
+    app: &AppState,
+    limits: &OwnerLimits,
+    ticket: &UsageTicket,
+    request: &ChatRequest,
+) -> Result<(), GatewayError> {
+    let counts_tokens = limits.key.tpm.is_some() || limits.user.tpm.is_some();
+    let estimate = if counts_tokens {
+        translate::tokens::estimate_request(request)
+    } else {
+        0
+    };
+    match app
+        .limiter()
+        .admit(app.store()?, ticket.owner(), limits, estimate, true)
+        .await
+    {
+        Ok(admission) => {
+            ticket.admitted(admission.headers, admission.charge);
+            Ok(())
+        }
+        Err(refusal) => {
+            ticket.admitted(refusal.headers, None);
+            Err(refusal.error)
+        }
+    }
 }
 
 /// A header's value as text, when present and readable.
