@@ -177,7 +177,9 @@ pub async fn serve(
         ));
         tasks.extend(live::invalidation::spawn(state.clone(), background.clone()));
         if state.limiter().is_shared() {
-            tracing::info!("rate limits and budgets are counted in Redis (REDIS_URL), shared by every replica");
+            tracing::info!(
+                "rate limits and budgets are counted in Redis (REDIS_URL), shared by every replica"
+            );
         } else {
             tracing::info!(
                 "REDIS_URL is not set: rate limits and budgets are counted in this process; \

@@ -118,15 +118,23 @@ impl AppState {
             Registry::from_config(&config, &http),
             UserDirect::new(&config, &http),
         );
-        let limiter = Arc::new(match config.redis_url.as_ref().map(|u| Limiter::redis(u.expose())) {
-            Some(Ok(l)) => l,
-            Some(Err(e)) => {
-                // Unreadable URL (the prefix was checked): count here, say so.
-                tracing::warn!("REDIS_URL unusable ({e}); rate limits and budgets count in this process");
-                Limiter::local()
-            }
-            None => Limiter::local(),
-        });
+        let limiter = Arc::new(
+            match config
+                .redis_url
+                .as_ref()
+                .map(|u| Limiter::redis(u.expose()))
+            {
+                Some(Ok(l)) => l,
+                Some(Err(e)) => {
+                    // Unreadable URL (the prefix was checked): count here, say so.
+                    tracing::warn!(
+                        "REDIS_URL unusable ({e}); rate limits and budgets count in this process"
+                    );
+                    Limiter::local()
+                }
+                None => Limiter::local(),
+            },
+        );
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),
             env_runtime,

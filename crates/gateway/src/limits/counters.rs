@@ -131,10 +131,7 @@ impl Entries {
 
     /// Add `delta`; a missing or expired entry starts at 0 and lives `ttl`.
     fn add(&mut self, key: &str, delta: i64, now: i64, ttl: i64) -> i64 {
-        let slot = self
-            .map
-            .entry(key.to_owned())
-            .or_insert((0, now + ttl));
+        let slot = self.map.entry(key.to_owned()).or_insert((0, now + ttl));
         if slot.1 <= now {
             *slot = (0, now + ttl);
         }
@@ -262,10 +259,17 @@ mod tests {
         assert_eq!(c.admit(&next, 60, now).0, Verdict::Admitted);
         // The budget: unknown until seeded, then refused once spent.
         assert_eq!(c.seed("k2:s", 20, SPEND_TTL_SECS, now), 20);
-        assert_eq!(c.seed("k2:s", 0, SPEND_TTL_SECS, now), 20, "a seed never overwrites");
+        assert_eq!(
+            c.seed("k2:s", 0, SPEND_TTL_SECS, now),
+            20,
+            "a seed never overwrites"
+        );
         c.add_existing(&[("k2:s".into(), 30)], now);
         assert_eq!(c.admit(&next, 0, now).0, Verdict::Budget(0));
         // Expiry: the spent amount is forgotten after its time to live.
-        assert_eq!(c.admit(&next, 0, now + SPEND_TTL_SECS + 1).0, Verdict::Admitted);
+        assert_eq!(
+            c.admit(&next, 0, now + SPEND_TTL_SECS + 1).0,
+            Verdict::Admitted
+        );
     }
 }

@@ -288,7 +288,9 @@ impl Limiter {
                 if counts[i].spend.is_some() {
                     continue;
                 }
-                let seeded = self.seed(store, owner, scopes[i].0, scopes[i].1, spend_key, now).await;
+                let seeded = self
+                    .seed(store, owner, scopes[i].0, scopes[i].1, spend_key, now)
+                    .await;
                 counts[i].spend = seeded;
                 if seeded.is_some_and(|s| s >= check.budget_micros) {
                     verdict = Verdict::Budget(i);
@@ -302,7 +304,10 @@ impl Limiter {
             Verdict::Admitted => {}
             Verdict::Budget(i) => {
                 let (scope, l) = scopes[i];
-                let budget = l.budget.unwrap_or(policy::Budget { usd: 0.0, period: None });
+                let budget = l.budget.unwrap_or(policy::Budget {
+                    usd: 0.0,
+                    period: None,
+                });
                 let when = match budget.window(now).1 {
                     Some(end) => format!("it resets at {}", rfc3339(end)),
                     None => "it has no period and does not reset".to_owned(),
@@ -420,7 +425,11 @@ impl Limiter {
 
 /// The headers of the tightest rate-limited scope: the fewest requests
 /// left, and the fewest tokens left.
-fn rate_headers(checks: &[ScopeCheck], counts: &[ScopeCount], reset_secs: i64) -> Option<RateHeaders> {
+fn rate_headers(
+    checks: &[ScopeCheck],
+    counts: &[ScopeCount],
+    reset_secs: i64,
+) -> Option<RateHeaders> {
     let tightest = |limit: fn(&ScopeCheck) -> i64, used: fn(&ScopeCount) -> i64| {
         checks
             .iter()

@@ -48,8 +48,9 @@ impl BudgetPeriod {
                 let date = OffsetDateTime::from_unix_timestamp(now)
                     .map_or(Date::MIN, OffsetDateTime::date);
                 let first = |year: i32, month: Month| {
-                    Date::from_calendar_date(year, month, 1)
-                        .map_or(0, |d| d.with_time(Time::MIDNIGHT).assume_utc().unix_timestamp())
+                    Date::from_calendar_date(year, month, 1).map_or(0, |d| {
+                        d.with_time(Time::MIDNIGHT).assume_utc().unix_timestamp()
+                    })
                 };
                 let (next_year, next_month) = match date.month() {
                     Month::December => (date.year() + 1, Month::January),
@@ -178,7 +179,10 @@ mod tests {
         // A Monday belongs to the week it starts.
         let monday = at("2026-11-30T00:00:00Z");
         assert_eq!(BudgetPeriod::Weekly.window(monday).0, monday);
-        assert_eq!(BudgetPeriod::Weekly.window(monday - 1).0, at("2026-11-23T00:00:00Z"));
+        assert_eq!(
+            BudgetPeriod::Weekly.window(monday - 1).0,
+            at("2026-11-23T00:00:00Z")
+        );
     }
 
     #[test]
@@ -197,6 +201,13 @@ mod tests {
         assert_eq!(usd_to_micros(0.000_001_4), 1);
         assert_eq!(usd_to_micros(12.345_678), 12_345_678);
         assert!((micros_to_usd(1_500_000) - 1.5).abs() < 1e-12);
-        assert_eq!(Budget { usd: 1.0, period: None }.window(99), (0, None));
+        assert_eq!(
+            Budget {
+                usd: 1.0,
+                period: None
+            }
+            .window(99),
+            (0, None)
+        );
     }
 }

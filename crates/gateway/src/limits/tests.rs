@@ -73,10 +73,22 @@ async fn story(limiter: Limiter) {
         key_id: ApiKeyId::new(),
         user_id: owner.user_id,
     };
-    let r = limiter.admit(&store, owner2, &rpm, 5000, true).await.unwrap_err();
-    assert!(r.error.to_string().contains("larger than the token rate limit"), "{}", r.error);
+    let r = limiter
+        .admit(&store, owner2, &rpm, 5000, true)
+        .await
+        .unwrap_err();
+    assert!(
+        r.error
+            .to_string()
+            .contains("larger than the token rate limit"),
+        "{}",
+        r.error
+    );
     // Other calls count requests only and never check budgets.
-    assert!(limiter.admit(&store, owner2, &rpm, 5000, false).await.is_ok());
+    assert!(limiter
+        .admit(&store, owner2, &rpm, 5000, false)
+        .await
+        .is_ok());
 
     // A daily budget of the user: 1 USD; 0.75 spent in the store already.
     let budget = OwnerLimits {
@@ -94,7 +106,10 @@ async fn story(limiter: Limiter) {
         .insert_batch(&[record(owner2, 0.75)])
         .await
         .unwrap();
-    let a = limiter.admit(&store, owner2, &budget, 0, true).await.unwrap();
+    let a = limiter
+        .admit(&store, owner2, &budget, 0, true)
+        .await
+        .unwrap();
     assert!(a.headers.is_none(), "no rate limit, no headers");
     let charge = a.charge.expect("a budget is charged");
     // The answer cost 0.30: written, then settled.
@@ -106,14 +121,23 @@ async fn story(limiter: Limiter) {
     let mut adds = Vec::new();
     charge.settle(20, Some(0.30), &mut adds);
     limiter.settle(&adds).await;
-    let r = limiter.admit(&store, owner2, &budget, 0, true).await.unwrap_err();
+    let r = limiter
+        .admit(&store, owner2, &budget, 0, true)
+        .await
+        .unwrap_err();
     assert_eq!(r.error.kind(), "budget_exceeded");
     let text = r.error.to_string();
-    assert!(text.contains("your account") && text.contains("1.05 of 1.00 USD per day"), "{text}");
+    assert!(
+        text.contains("your account") && text.contains("1.05 of 1.00 USD per day"),
+        "{text}"
+    );
     assert!(text.contains("resets at"), "{text}");
     // The next day the budget starts again.
     clock::shift_for_tests(86_400);
-    assert!(limiter.admit(&store, owner2, &budget, 0, true).await.is_ok());
+    assert!(limiter
+        .admit(&store, owner2, &budget, 0, true)
+        .await
+        .is_ok());
     clock::shift_for_tests(-86_400);
     assert_eq!(limiter.failures(), 0);
     store.close().await;

@@ -11,9 +11,9 @@
 
 use serde::Serialize;
 
+use super::api_keys::{LimitChange, LimitColumns};
 use super::clock::now;
 use super::ids::UserId;
-use super::api_keys::{LimitChange, LimitColumns};
 use super::upstream_credentials::Announce as _;
 use super::{with_pool, write_tx, RoleLock as _, Store, StoreError};
 use crate::config::Secret;
@@ -435,7 +435,11 @@ impl<'a> Users<'a> {
 
     /// Change the budget and rate limits of `id`; every replica looks its
     /// keys up again (each key's change is announced, `key:<hash>`).
-    pub async fn set_limits(&self, id: UserId, change: &LimitChange) -> Result<LimitColumns, StoreError> {
+    pub async fn set_limits(
+        &self,
+        id: UserId,
+        change: &LimitChange,
+    ) -> Result<LimitColumns, StoreError> {
         let now = now();
         Ok(with_pool!(self.store, p => write_tx!(p, tx => {
             let current: Option<LimitColumns> = sqlx::query_as(

@@ -31,16 +31,16 @@ use serde::{Deserialize, Serialize};
 
 use super::extract::SessionUser;
 use super::json::UiJson;
+use super::limit_fields::{LimitFields, LimitView};
 use super::reply::{Done, DONE};
 use crate::auth::keys;
 use crate::error::GatewayError;
-use crate::state::AppState;
-use super::limit_fields::{LimitFields, LimitView};
 use crate::limits;
+use crate::state::AppState;
 use crate::store::api_keys::{ApiKeyRecord, KeyChange, LimitColumns, NewApiKey};
-use crate::store::Store;
 use crate::store::clock::rfc3339;
 use crate::store::ids::ApiKeyId;
+use crate::store::Store;
 
 /// Longest label, in characters.
 pub(crate) const LABEL_MAX: usize = 100;
@@ -173,7 +173,10 @@ impl KeyView {
         let now = limits::clock::now();
         let window = k.limits.limits().budget.map(|b| b.window(now));
         let since = window.map_or(k.created_at, |(start, _)| start.max(k.created_at));
-        let spend_usd = store.usage().spent_since(k.user_id, Some(k.id), since).await?;
+        let spend_usd = store
+            .usage()
+            .spent_since(k.user_id, Some(k.id), since)
+            .await?;
         Ok(KeyView {
             id: k.id,
             key_prefix: k.key_prefix.clone(),

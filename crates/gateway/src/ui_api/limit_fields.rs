@@ -58,9 +58,7 @@ impl LimitFields {
     pub(crate) fn change(&self) -> LimitChange {
         LimitChange {
             budget_usd: self.budget_usd,
-            budget_period: self
-                .budget_period
-                .map(|p| p.map(|p| p.as_str().to_owned())),
+            budget_period: self.budget_period.map(|p| p.map(|p| p.as_str().to_owned())),
             rpm_limit: self.rpm_limit,
             tpm_limit: self.tpm_limit,
         }
@@ -82,9 +80,10 @@ impl From<&LimitColumns> for LimitView {
         let limits: Limits = c.limits();
         LimitView {
             budget_usd: limits.budget.map(|b| b.usd),
-            budget_period: limits.budget.and_then(|b| b.period).or_else(|| {
-                c.budget_period.as_deref().and_then(BudgetPeriod::parse)
-            }),
+            budget_period: limits
+                .budget
+                .and_then(|b| b.period)
+                .or_else(|| c.budget_period.as_deref().and_then(BudgetPeriod::parse)),
             rpm_limit: c.rpm_limit,
             tpm_limit: c.tpm_limit,
         }
@@ -112,13 +111,19 @@ mod tests {
         let mut out = stored.clone();
         f.change().apply(&mut out);
         assert_eq!(out.budget_usd, None);
-        assert_eq!(out.budget_period.as_deref(), Some("daily"), "absent: unchanged");
+        assert_eq!(
+            out.budget_period.as_deref(),
+            Some("daily"),
+            "absent: unchanged"
+        );
         assert_eq!((out.rpm_limit, out.tpm_limit), (Some(10), Some(500)));
         assert!(parse(r#"{"rpm_limit": 0}"#).validate().is_err());
         assert!(parse(r#"{"budget_usd": -1}"#).validate().is_err());
         assert!(serde_json::from_str::<LimitFields>(r#"{"budget_period": "hourly"}"#).is_err());
         let mut fresh = LimitColumns::default();
-        parse(r#"{"budget_period": "weekly"}"#).change().apply(&mut fresh);
+        parse(r#"{"budget_period": "weekly"}"#)
+            .change()
+            .apply(&mut fresh);
         assert_eq!(fresh.budget_period.as_deref(), Some("weekly"));
     }
 }

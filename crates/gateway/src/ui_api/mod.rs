@@ -51,8 +51,8 @@ mod ts_types;
 pub(crate) mod two_factor;
 pub(crate) mod upstream;
 pub(crate) mod usage;
-pub(crate) mod users;
 pub(crate) mod user_limits;
+pub(crate) mod users;
 
 use axum::http::Uri;
 use axum::middleware::from_fn_with_state;

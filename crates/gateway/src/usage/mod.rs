@@ -200,24 +200,28 @@ impl Drop for Ticket {
         let message = if self.chat {
             let o = self.observed();
             let tokens = |n: Option<u32>| i64::from(n.unwrap_or(0));
-            Message::Record(UsageRecord {
-                user_id: self.owner.user_id,
-                key_id: Some(self.owner.key_id),
-                provider: o.provider.clone(),
-                model: o.model.clone(),
-                stream: o.stream,
-                // No status at all: the handler's future was dropped
-                // (the client disconnected before the answer began).
-                status: o.stream_status.or(o.http_status).unwrap_or(CLIENT_GONE),
-                input_tokens: tokens(o.usage.input_tokens),
-                output_tokens: tokens(o.usage.output_tokens),
-                cache_read_tokens: tokens(o.usage.cache_read_tokens),
-                cache_write_tokens: tokens(o.usage.cache_write_tokens),
-                latency_ms: i64::try_from(self.started.elapsed().as_millis()).unwrap_or(i64::MAX),
-                created_at: self.created_at,
-                // Costed by the writer, off the request's path.
-                cost_usd: None,
-            }, o.charge.clone())
+            Message::Record(
+                UsageRecord {
+                    user_id: self.owner.user_id,
+                    key_id: Some(self.owner.key_id),
+                    provider: o.provider.clone(),
+                    model: o.model.clone(),
+                    stream: o.stream,
+                    // No status at all: the handler's future was dropped
+                    // (the client disconnected before the answer began).
+                    status: o.stream_status.or(o.http_status).unwrap_or(CLIENT_GONE),
+                    input_tokens: tokens(o.usage.input_tokens),
+                    output_tokens: tokens(o.usage.output_tokens),
+                    cache_read_tokens: tokens(o.usage.cache_read_tokens),
+                    cache_write_tokens: tokens(o.usage.cache_write_tokens),
+                    latency_ms: i64::try_from(self.started.elapsed().as_millis())
+                        .unwrap_or(i64::MAX),
+                    created_at: self.created_at,
+                    // Costed by the writer, off the request's path.
+                    cost_usd: None,
+                },
+                o.charge.clone(),
+            )
         } else {
             Message::Touch(self.owner.key_id, self.created_at)
         };

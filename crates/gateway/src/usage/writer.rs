@@ -263,7 +263,13 @@ mod tests {
         }
         let cancel = CancellationToken::new();
         #[expect(clippy::disallowed_methods, reason = "the test awaits the writer")]
-        let writer = tokio::spawn(run(store.clone(), rx, Arc::default(), Arc::new(Limiter::local()), cancel.clone()));
+        let writer = tokio::spawn(run(
+            store.clone(),
+            rx,
+            Arc::default(),
+            Arc::new(Limiter::local()),
+            cancel.clone(),
+        ));
         // More arrive while it runs; shutdown must drain them too.
         tokio::time::sleep(Duration::from_millis(50)).await;
         for i in 0..10 {

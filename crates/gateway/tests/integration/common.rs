@@ -789,6 +789,11 @@ impl UiClient {
         self.with_csrf(rb).send().await.unwrap()
     }
 
+    pub async fn patch(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
+        let rb = self.http.patch(format!("{}{path}", self.base)).json(&body);
+        self.with_csrf(rb).send().await.unwrap()
+    }
+
     pub async fn delete(&self, path: &str) -> reqwest::Response {
         let rb = self.http.delete(format!("{}{path}", self.base));
         self.with_csrf(rb).send().await.unwrap()

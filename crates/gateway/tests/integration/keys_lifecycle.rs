@@ -246,8 +246,8 @@ async fn missing_invalid_and_deleted_users(db: TestDb) {
 /// A key's rules (issue 21): `allowed_models` keeps it to those names on
 /// `/v1` (403 `forbidden` otherwise, `/v1/models` lists only them, both
 /// formats and count_tokens); `expires_at` makes it 401 from then on, also
-/// when set later by `PATCH`; `null` clears either. Budgets and rate limits
-/// are refused as not built yet rather than ignored.
+/// when set later by `PATCH`; `null` clears either. Bad values of every
+/// field are refused (limits themselves: tests/integration/limits.rs).
 async fn keys_expire_and_keep_to_their_models(db: TestDb) {
     let d = Deployment::start(db).await;
     let ui = d.admin().await;
@@ -378,8 +378,9 @@ async fn keys_expire_and_keep_to_their_models(db: TestDb) {
     for body in [
         json!({"expires_at": "tomorrow"}),
         json!({"allowed_models": [""]}),
-        json!({"budget_usd": 5}),
-        json!({"rpm_limit": 60}),
+        json!({"budget_usd": -5}),
+        json!({"rpm_limit": 0}),
+        json!({"budget_period": "hourly"}),
         json!({"colour": "red"}),
     ] {
         let resp = ui.post("/_ui/api/keys", body.clone()).await;

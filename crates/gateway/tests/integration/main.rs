@@ -19,6 +19,7 @@ mod full_target;
 mod infra;
 mod keys_lifecycle;
 mod keys_support;
+mod limits;
 mod log_secrets;
 mod model_registry;
 mod profiles;

@@ -20,9 +20,9 @@ use translate::{ChatRequest, ClientFormat};
 
 use crate::auth::keys::AllowedModels;
 use crate::auth::Caller;
-use crate::limits::OwnerLimits;
 use crate::config::RequestConfig;
 use crate::error::GatewayError;
+use crate::limits::OwnerLimits;
 use crate::pipeline::{self, Inbound};
 use crate::state::AppState;
 use crate::usage::UsageTicket;
