@@ -61,6 +61,7 @@ fn setup() -> Result<Fixture, Box<dyn Error>> {
         label: "bench",
         expires_at: None,
         allowed_models: None,
+        limits: &gateway::store::api_keys::LimitColumns::default(),
     }))?;
     let cache = KeyCache::new();
     let key = generated.key.expose().to_owned();

@@ -166,6 +166,11 @@ pub async fn serve(
             .reload(store)
             .await
             .context("reading the model registry")?;
+        state
+            .fallbacks()
+            .reload(store)
+            .await
+            .context("reading the fallback chains")?;
         tasks.push(ui_api::bootstrap::spawn_cleanup(
             state.clone(),
             background.clone(),

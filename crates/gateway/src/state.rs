@@ -23,6 +23,7 @@ use crate::config::{Config, RequestConfig, RuntimeConfig};
 use crate::crypto::Passwords;
 use crate::error::GatewayError;
 use crate::limits::Limiter;
+use crate::providers::fallbacks::FallbackChains;
 use crate::providers::model_gate::ModelGate;
 use crate::providers::primary::credentials::per_user::{PrimaryAuth, UserTokens};
 use crate::providers::primary::credentials::TokenManager;
@@ -50,6 +51,8 @@ struct Shared {
     models: ModelCache,
     /// Full deployment: the model registry as requests see it.
     model_gate: ModelGate,
+    /// Full deployment: the administrator's fallback chains.
+    fallbacks: FallbackChains,
     proxy_key: Option<KeyHash>,
     /// Full deployment's store (`None` in proxy mode).
     store: Option<Store>,
@@ -143,6 +146,7 @@ impl AppState {
             accounts,
             models,
             model_gate: ModelGate::default(),
+            fallbacks: FallbackChains::default(),
             proxy_key,
             store,
             passwords,
@@ -229,6 +233,11 @@ impl AppState {
     /// `primary`'s model cache.
     pub fn models(&self) -> &ModelCache {
         &self.0.models
+    }
+
+    /// The administrator's fallback chains (none in proxy mode).
+    pub fn fallbacks(&self) -> &FallbackChains {
+        &self.0.fallbacks
     }
 
     /// The model registry as requests see it (empty in proxy mode).

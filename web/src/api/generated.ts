@@ -114,18 +114,27 @@ export type CreateKeyBody = { label?: string | null,
 /**
  * RFC 3339.
  */
-expires_at?: string | null, allowed_models?: Array<string> | null, };
+expires_at?: string | null, allowed_models?: Array<string> | null, budget_usd?: number | null, budget_period?: BudgetPeriod | null, rpm_limit?: number | null, tpm_limit?: number | null, };
 
 /**
  * `PATCH /_ui/api/keys/{id}`: each field present replaces the stored one
  * (`null` clears `expires_at` and `allowed_models`).
  */
-export type KeyPatchBody = { label?: string, expires_at?: string | null, allowed_models?: Array<string> | null, };
+export type KeyPatchBody = { label?: string, expires_at?: string | null, allowed_models?: Array<string> | null, budget_usd?: number | null, budget_period?: BudgetPeriod | null, rpm_limit?: number | null, tpm_limit?: number | null, };
 
 /**
  * One of the caller's keys, without its secret.
  */
-export type ApiKey = { id: ApiKeyId, key_prefix: string, label: string, last_used: string | null, created_at: string, expires_at: string | null, allowed_models: Array<string> | null, };
+export type ApiKey = { id: ApiKeyId, key_prefix: string, label: string, last_used: string | null, created_at: string, expires_at: string | null, allowed_models: Array<string> | null, 
+/**
+ * USD spent in the budget's current period (without a periodic
+ * budget: since the key was created).
+ */
+spend_usd: number, 
+/**
+ * When the budget's period ends (RFC 3339); `null` without one.
+ */
+budget_resets_at: string | null, budget_usd: number | null, budget_period: BudgetPeriod | null, rpm_limit: number | null, tpm_limit: number | null, };
 
 /**
  * `GET /_ui/api/keys`.
@@ -135,7 +144,33 @@ export type ApiKeyList = { count: number, keys: Array<ApiKey>, };
 /**
  * `POST /_ui/api/keys`: the new key, its secret shown this once.
  */
-export type CreatedKey = { id: ApiKeyId, key: string, key_prefix: string, label: string, created_at: string, expires_at: string | null, allowed_models: Array<string> | null, };
+export type CreatedKey = { id: ApiKeyId, key: string, key_prefix: string, label: string, created_at: string, expires_at: string | null, allowed_models: Array<string> | null, budget_usd: number | null, budget_period: BudgetPeriod | null, rpm_limit: number | null, tpm_limit: number | null, };
+
+/**
+ * How often a budget starts again.
+ */
+export type BudgetPeriod = "daily" | "weekly" | "monthly";
+
+/**
+ * The fields as a body gives them: absent (unchanged), `null` (removed)
+ * or a value.
+ */
+export type LimitFieldsBody = { budget_usd?: number | null, budget_period?: BudgetPeriod | null, rpm_limit?: number | null, tpm_limit?: number | null, };
+
+/**
+ * The fields as an answer shows them.
+ */
+export type LimitFieldsView = { budget_usd: number | null, budget_period: BudgetPeriod | null, rpm_limit: number | null, tpm_limit: number | null, };
+
+/**
+ * One chain: a model and the models that stand in for it, in order.
+ */
+export type FallbackChain = { model: string, fallbacks: Array<string>, };
+
+/**
+ * The request and the answer.
+ */
+export type FallbackChains = { chains: Array<FallbackChain>, };
 
 /**
  * `GET /_ui/api/upstream/status`: the three places are there only when

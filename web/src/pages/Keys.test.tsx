@@ -2,9 +2,9 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { mockFetch, renderAt } from '../test/utils';
-import Keys, { endOfDay, labelProblem, modelList } from './Keys';
+import Keys, { budgetAmount, endOfDay, labelProblem, modelList, perMinute } from './Keys';
 
-const KEY = { id: 'k1', key_prefix: 'sk-abcdefg', label: 'laptop', last_used: null, created_at: '2026-11-20T10:00:00Z', expires_at: null as string | null, allowed_models: null as string[] | null };
+const KEY = { id: 'k1', key_prefix: 'sk-abcdefg', label: 'laptop', last_used: null, created_at: '2026-11-20T10:00:00Z', expires_at: null as string | null, allowed_models: null as string[] | null, budget_usd: null as number | null, budget_period: null as string | null, rpm_limit: null as number | null, tpm_limit: null as number | null, spend_usd: 0, budget_resets_at: null as string | null };
 
 describe('API keys', () => {
   it('shows loading, then the empty state', async () => {
@@ -66,6 +66,37 @@ describe('API keys', () => {
     expect(await screen.findByText(/only claude-sonnet-4.5, custom\/llama3/)).toBeInTheDocument();
     expect(modelList(' , ')).toBeNull();
     expect(endOfDay('soon')).toBeNull();
+  });
+
+  it('creates a key with a budget and rate limits, and shows its spend', async () => {
+    let keys = [] as (typeof KEY)[];
+    const { calls } = mockFetch({
+      'GET /_ui/api/keys': () => new Response(JSON.stringify({ keys, count: keys.length })),
+      'POST /_ui/api/keys': () => {
+        keys = [{ ...KEY, budget_usd: 25, budget_period: 'daily', rpm_limit: 60, tpm_limit: null, spend_usd: 26.5, budget_resets_at: '2030-01-02T00:00:00Z' }];
+        return new Response(JSON.stringify({ ...keys[0], key: 'sk-abcdefgSECRET' }));
+      },
+    });
+    renderAt(<Keys />, '/keys');
+    await screen.findByText('No keys yet');
+    await userEvent.type(screen.getByLabelText('Requests / min'), '0');
+    await userEvent.click(screen.getByRole('button', { name: 'Create key' }));
+    expect(await screen.findByText('A whole number, 1 or more.')).toBeInTheDocument();
+    expect(calls.some((c) => c.method === 'POST')).toBe(false);
+    await userEvent.clear(screen.getByLabelText('Requests / min'));
+    await userEvent.type(screen.getByLabelText('Requests / min'), '60');
+    await userEvent.type(screen.getByLabelText('Budget (USD)'), '25');
+    await userEvent.selectOptions(screen.getByLabelText('Budget period'), 'daily');
+    await userEvent.click(screen.getByRole('button', { name: 'Create key' }));
+    await screen.findByRole('dialog', { name: 'Your new API key' });
+    expect(calls.find((c) => c.method === 'POST')!.body).toEqual({ label: '', budget_usd: 25, budget_period: 'daily', rpm_limit: 60 });
+    await userEvent.click(screen.getByRole('button', { name: 'I have copied it' }));
+    expect(await screen.findByText(/60 requests\/min/)).toBeInTheDocument();
+    expect(screen.getByText(/of \$25\.00.* today/)).toBeInTheDocument();
+    expect(screen.getByText('spent')).toBeInTheDocument();
+    expect(budgetAmount('')).toBeUndefined();
+    expect(budgetAmount('-1')).toBeNull();
+    expect(perMinute('2.5')).toBeNull();
   });
 
   it('refuses a label that is too long before sending', async () => {

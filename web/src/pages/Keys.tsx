@@ -1,10 +1,11 @@
-// API keys: create with a label (the key shown once, with copy), the list
-// with prefix and last use, revoke with confirmation.
+// API keys: create with a label (the key shown once, with copy) and
+// optional rules (expiry, models, budget, rate limits), the list with
+// prefix, last use, rules and spend, revoke with confirmation.
 
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api/client';
-import type { ApiKey, ApiKeyList, CreatedKey } from '../api/types';
+import type { ApiKey, ApiKeyList, BudgetPeriod, CreatedKey } from '../api/types';
 import {
   Button,
   ConfirmButton,
@@ -15,9 +16,10 @@ import {
   QueryView,
   SecretBox,
   Section,
+  SelectField,
   TextField,
 } from '../components/ui';
-import { fmtDateTime, fmtRelative } from '../lib/format';
+import { fmtDateTime, fmtInt, fmtRelative, fmtUsd } from '../lib/format';
 
 export const keysKey = ['keys'] as const;
 export const LABEL_MAX = 100;
@@ -44,6 +46,22 @@ export function endOfDay(date: string): string | null {
   return /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59Z` : null;
 }
 
+/** A budget in USD as typed: `undefined` when empty, `null` when invalid. */
+export function budgetAmount(text: string): number | null | undefined {
+  const t = text.trim();
+  if (!t) return undefined;
+  const n = Number(t);
+  return Number.isFinite(n) && n >= 0 && n <= 1e9 ? n : null;
+}
+
+/** A per-minute limit as typed: `undefined` when empty, `null` when invalid. */
+export function perMinute(text: string): number | null | undefined {
+  const t = text.trim();
+  if (!t) return undefined;
+  const n = Number(t);
+  return Number.isInteger(n) && n >= 1 && n <= 1e9 ? n : null;
+}
+
 export function CreateKeyForm({
   onCreated,
   defaultLabel = '',
@@ -59,12 +77,20 @@ export function CreateKeyForm({
   const [labelError, setLabelError] = useState<string | null>(null);
   const [expires, setExpires] = useState('');
   const [models, setModels] = useState('');
+  const [budget, setBudget] = useState('');
+  const [period, setPeriod] = useState<BudgetPeriod | ''>('monthly');
+  const [rpm, setRpm] = useState('');
+  const [tpm, setTpm] = useState('');
+  const [limitErrors, setLimitErrors] = useState<{ budget?: string; rpm?: string; tpm?: string }>({});
   const create = useMutation({
     mutationFn: (body: Record<string, unknown>) => api<CreatedKey>('/keys', { method: 'POST', body }),
     onSuccess: async (k) => {
       setLabel('');
       setExpires('');
       setModels('');
+      setBudget('');
+      setRpm('');
+      setTpm('');
       onCreated(k);
       await queryClient.invalidateQueries({ queryKey: keysKey });
     },
@@ -73,10 +99,22 @@ export function CreateKeyForm({
     ev.preventDefault();
     const p = labelProblem(label);
     setLabelError(p);
-    if (p) return;
+    const errors = {
+      budget: budgetAmount(budget) === null ? 'An amount in USD, 0 or more.' : undefined,
+      rpm: perMinute(rpm) === null ? 'A whole number, 1 or more.' : undefined,
+      tpm: perMinute(tpm) === null ? 'A whole number, 1 or more.' : undefined,
+    };
+    setLimitErrors(errors);
+    if (p || errors.budget || errors.rpm || errors.tpm) return;
     const body: Record<string, unknown> = { label: label.trim() };
     if (rules && expires) body.expires_at = endOfDay(expires);
     if (rules && modelList(models)) body.allowed_models = modelList(models);
+    if (rules && budgetAmount(budget) !== undefined) {
+      body.budget_usd = budgetAmount(budget);
+      body.budget_period = period || null;
+    }
+    if (rules && perMinute(rpm) !== undefined) body.rpm_limit = perMinute(rpm);
+    if (rules && perMinute(tpm) !== undefined) body.tpm_limit = perMinute(tpm);
     create.mutate(body);
   };
   return (
@@ -100,6 +138,37 @@ export function CreateKeyForm({
             onChange={(e) => setModels(e.target.value)}
             hint="Optional: the only models it may call, as named on /v1."
           />
+          <TextField
+            label="Budget (USD)"
+            inputMode="decimal"
+            placeholder="e.g. 25"
+            value={budget}
+            onChange={(e) => setBudget(e.target.value)}
+            error={limitErrors.budget}
+            hint="Optional: refused (429) once spent."
+          />
+          <SelectField label="Budget period" value={period} onChange={(e) => setPeriod(e.target.value as BudgetPeriod | '')} hint="Resets at UTC midnight, Monday or the 1st.">
+            <option value="daily">per day</option>
+            <option value="weekly">per week</option>
+            <option value="monthly">per month</option>
+            <option value="">never resets</option>
+          </SelectField>
+          <TextField
+            label="Requests / min"
+            inputMode="numeric"
+            value={rpm}
+            onChange={(e) => setRpm(e.target.value)}
+            error={limitErrors.rpm}
+            hint="Optional."
+          />
+          <TextField
+            label="Tokens / min"
+            inputMode="numeric"
+            value={tpm}
+            onChange={(e) => setTpm(e.target.value)}
+            error={limitErrors.tpm}
+            hint="Optional."
+          />
         </>
       )}
       <Button type="submit" variant="primary" busy={create.isPending}>
@@ -110,12 +179,29 @@ export function CreateKeyForm({
   );
 }
 
-/** What a key is limited to: its expiry and its models. */
+/** What a key is limited to: its expiry, its models, its rates. */
 function KeyRules({ apiKey }: { apiKey: ApiKey }) {
   const parts: string[] = [];
   if (apiKey.expires_at) parts.push(`${Date.parse(apiKey.expires_at) <= Date.now() ? 'expired' : 'expires'} ${fmtDateTime(apiKey.expires_at)}`);
   if (apiKey.allowed_models) parts.push(`only ${apiKey.allowed_models.join(', ')}`);
+  if (apiKey.rpm_limit) parts.push(`${fmtInt(apiKey.rpm_limit)} requests/min`);
+  if (apiKey.tpm_limit) parts.push(`${fmtInt(apiKey.tpm_limit)} tokens/min`);
   return parts.length ? <span className="small">{parts.join('; ')}</span> : <span className="muted">none</span>;
+}
+
+const PERIOD_WORDS: Record<BudgetPeriod, string> = { daily: 'today', weekly: 'this week', monthly: 'this month' };
+
+/** What a key spent, against its budget when it has one. */
+export function KeySpend({ apiKey }: { apiKey: ApiKey }) {
+  if (apiKey.budget_usd === null) return <span>{fmtUsd(apiKey.spend_usd)}</span>;
+  const spent = apiKey.spend_usd >= apiKey.budget_usd;
+  const when = apiKey.budget_period ? PERIOD_WORDS[apiKey.budget_period] : 'in all';
+  return (
+    <span title={apiKey.budget_resets_at ? `Resets ${fmtDateTime(apiKey.budget_resets_at)}` : 'Never resets'}>
+      {fmtUsd(apiKey.spend_usd)} of {fmtUsd(apiKey.budget_usd)} {when}
+      {spent && <> · <strong className="danger-text">spent</strong></>}
+    </span>
+  );
 }
 
 export default function Keys() {
@@ -174,6 +260,7 @@ export default function Keys() {
                       <th scope="col">Created</th>
                       <th scope="col">Last used</th>
                       <th scope="col">Rules</th>
+                      <th scope="col">Spend</th>
                       <th scope="col">
                         <span className="sr-only">Actions</span>
                       </th>
@@ -192,6 +279,9 @@ export default function Keys() {
                         </td>
                         <td>
                           <KeyRules apiKey={k} />
+                        </td>
+                        <td>
+                          <KeySpend apiKey={k} />
                         </td>
                         <td className="actions">
                           <ConfirmButton

@@ -6,8 +6,9 @@
 //!   the lookup cache; `creds:<user id>` (sent when upstream credentials are
 //!   saved or deleted) drops that user's token source; `accounts:<user id>`
 //!   (sent when a user's provider accounts or order change) drops that
-//!   user's direct providers; `switches` and `models` reload the provider
-//!   switches and the model registry's view. Notifications arrive
+//!   user's direct providers; `switches`, `models` and `fallbacks` reload
+//!   the provider switches, the model registry's view and the fallback
+//!   chains. Notifications arrive
 //!   within milliseconds of the commit. When the connection is lost, the
 //!   listener reconnects with backoff and, since notifications sent
 //!   meanwhile are lost, drops both caches whole.
@@ -24,6 +25,7 @@ use sqlx::postgres::{PgListener, PgPool};
 use tokio_util::sync::CancellationToken;
 
 use crate::state::AppState;
+use crate::store::fallbacks::FALLBACKS_PAYLOAD;
 use crate::store::ids::UserId;
 use crate::store::model_registry::MODELS_PAYLOAD;
 use crate::store::provider_accounts::POOL_PAYLOAD;
@@ -69,6 +71,8 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
         reload_switches(app).await;
     } else if payload == MODELS_PAYLOAD {
         reload_models(app).await;
+    } else if payload == FALLBACKS_PAYLOAD {
+        reload_fallbacks(app).await;
     } else if payload == POOL_PAYLOAD {
         app.accounts().invalidate_all_users();
         tracing::debug!("the provider pool changed elsewhere");
@@ -80,11 +84,20 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
     }
 }
 
-/// Read the provider switches and the model registry again (announcements
-/// of them may have been missed).
+/// Read the provider switches, the model registry and the fallback chains
+/// again (announcements of them may have been missed).
 async fn reload_views(app: &AppState) {
     reload_switches(app).await;
     reload_models(app).await;
+    reload_fallbacks(app).await;
+}
+
+async fn reload_fallbacks(app: &AppState) {
+    if let Some(store) = app.store_opt() {
+        if let Err(e) = app.fallbacks().reload(store).await {
+            tracing::warn!("the fallback chains could not be reloaded: {e}");
+        }
+    }
 }
 
 async fn reload_switches(app: &AppState) {

@@ -10,6 +10,12 @@
 //! ([`respond`]: canonical events through the client format's encoder or
 //! collector; a native relay as it is).
 //!
+//! When the requested model has an administrator's fallback chain
+//! ([`crate::providers::fallbacks`]) and fails before its answer begins
+//! (unreachable, 5xx, 429, no first token in time), the chain's models are
+//! tried in turn; the answer names the model and provider that served it,
+//! and usage is recorded against them.
+//!
 //! A failure before the first byte reaches the client is a plain HTTP error
 //! with the JSON error body; after it, the stream ends with an explicit error
 //! event in the client's format (interfaces.md section 4).
@@ -24,11 +30,12 @@ use axum::response::Response;
 use bytes::Bytes;
 use translate::{ChatRequest, ClientFormat};
 
+use crate::auth::keys::AllowedModels;
 use crate::auth::Caller;
 use crate::error::GatewayError;
 use crate::ids;
 use crate::providers::direct::DirectProvider;
-use crate::providers::{direct, primary, registry, ChatCall, ProviderId};
+use crate::providers::{direct, fallbacks, primary, registry, Answer, ChatCall, ProviderId};
 use crate::state::AppState;
 use crate::turn::{Reply, Turn};
 use crate::usage::UsageTicket;
@@ -51,6 +58,9 @@ pub(crate) struct Inbound {
     pub usage: Option<UsageTicket>,
     /// The request's one snapshot of the live configuration.
     pub rt: std::sync::Arc<crate::config::RuntimeConfig>,
+    /// The key's allowed models (full deployment, a restricted key): a
+    /// fallback model outside them is skipped.
+    pub allowed: Option<AllowedModels>,
 }
 
 /// Serve one chat request: choose its provider, then relay it there.
@@ -71,6 +81,7 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
         caller,
         usage,
         rt,
+        allowed,
     } = inbound;
     let turn = Turn {
         upstream: app.upstream(&rt),
@@ -85,24 +96,82 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
         caller,
         rt,
     };
-    let accounts = app.accounts();
-    let direct_accounts = accounts.direct(&turn.caller).await?;
-    let route = registry::choose(
-        &turn.upstream,
-        turn.rt.model_cache_refresh,
-        &request.model,
-        &direct_accounts,
-        accounts.reach(&turn.caller),
-        &accounts.switches().disabled(),
-    )
-    .await?;
-    let mut call = ChatCall {
+    let call = ChatCall {
         request,
         raw,
         anthropic_beta,
         anthropic_version,
     };
-    let answer = match route.provider {
+    let answer = match app.fallbacks().for_model(&call.request.model) {
+        None => serve(app, &turn, call).await?,
+        // Boxed: the rare path keeps its second provider state machine out
+        // of every request's future.
+        Some(chain) => {
+            Box::pin(serve_with_fallbacks(
+                app,
+                &turn,
+                call,
+                &chain,
+                allowed.as_ref(),
+            ))
+            .await?
+        }
+    };
+    respond::answer(&turn.reply, answer).await
+}
+
+/// Serve `call` by its model, then, while the failure lets it
+/// ([`fallbacks::falls_back`]), by each model of `chain` the caller may
+/// use; the first failure is the answer when none serves.
+async fn serve_with_fallbacks(
+    app: &AppState,
+    turn: &Turn,
+    call: ChatCall,
+    chain: &[String],
+    allowed: Option<&AllowedModels>,
+) -> Result<Answer, GatewayError> {
+    let first_model = call.request.model.clone();
+    let failure = match serve(app, turn, call.clone()).await {
+        Err(e) if fallbacks::falls_back(&e) => e,
+        other => return other,
+    };
+    for model in chain {
+        if allowed.is_some_and(|a| !a.allows(model)) {
+            continue;
+        }
+        tracing::warn!(
+            from = %first_model,
+            to = %model,
+            "the model failed before its answer began ({failure}); its fallback serves the request"
+        );
+        let mut next = call.clone();
+        next.request.model.clone_from(model);
+        match Box::pin(serve(app, turn, next)).await {
+            Ok(answer) => return Ok(answer),
+            Err(e) if fallbacks::falls_back(&e) || fallbacks::unusable(&e) => {
+                tracing::warn!(model = %model, "the fallback did not serve either: {e}");
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Err(failure)
+}
+
+/// Serve `call` by the provider its model names, among those the caller
+/// can reach.
+async fn serve(app: &AppState, turn: &Turn, mut call: ChatCall) -> Result<Answer, GatewayError> {
+    let accounts = app.accounts();
+    let direct_accounts = accounts.direct(&turn.caller).await?;
+    let route = registry::choose(
+        &turn.upstream,
+        turn.rt.model_cache_refresh,
+        &call.request.model,
+        &direct_accounts,
+        accounts.reach(&turn.caller),
+        &accounts.switches().disabled(),
+    )
+    .await?;
+    match route.provider {
         ProviderId::Primary => {
             if route.explicit {
                 call.request.model = route.model;
@@ -111,7 +180,7 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
             let model = app
                 .model_gate()
                 .resolve_primary(app.models(), &call.request.model)?;
-            primary::serve(&turn, auth, model, call.request).await?
+            primary::serve(turn, auth, model, call.request).await
         }
         id => {
             app.model_gate().check(id, &route.model)?;
@@ -127,24 +196,23 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
             let spare =
                 (!route.explicit && matches!(turn.caller, Caller::User(_))).then(|| call.clone());
             let served =
-                direct::serve_any(&turn, &candidates, &route, call, accounts.cooldowns()).await;
+                direct::serve_any(turn, &candidates, &route, call, accounts.cooldowns()).await;
             match (served, spare) {
                 (Err(e), Some(call)) if fallover::is_rate_limited(&e) => {
                     // Boxed: its state machine holds every provider's and
                     // would otherwise grow (and be copied with) this one's.
                     Box::pin(fallover::next_providers(
                         app,
-                        &turn,
+                        turn,
                         &direct_accounts,
                         vec![id],
                         call,
                         e,
                     ))
-                    .await?
+                    .await
                 }
-                (served, _) => served?,
+                (served, _) => served,
             }
         }
-    };
-    respond::answer(&turn.reply, answer).await
+    }
 }

@@ -28,6 +28,7 @@
 pub mod accounts;
 pub mod cooldowns;
 pub mod direct;
+pub mod fallbacks;
 pub mod id;
 pub mod model_gate;
 pub mod offer;

@@ -25,6 +25,7 @@ pub mod api_keys;
 pub mod clock;
 pub mod config;
 pub mod domains;
+pub mod fallbacks;
 pub mod ids;
 pub mod login_failures;
 pub mod meta;
@@ -290,6 +291,10 @@ impl Store {
 
     pub fn api_keys(&self) -> api_keys::ApiKeys<'_> {
         api_keys::ApiKeys::new(self)
+    }
+
+    pub fn fallbacks(&self) -> fallbacks::Fallbacks<'_> {
+        fallbacks::Fallbacks::new(self)
     }
 
     pub fn model_registry(&self) -> model_registry::ModelRegistry<'_> {

@@ -13,6 +13,7 @@
 //! | [`two_factor`] | `GET /auth/2fa/setup`, `POST /auth/2fa/verify` |
 //! | [`users`] | `/users`, `/users/{id}`, `/users/{id}/role`, `/admin/users/create`, `/admin/users/{id}/reset-password` (Admin) |
 //! | [`user_limits`] | `/admin/users/{id}/limits` (Admin) |
+//! | [`fallbacks`] | `/admin/fallbacks` (Admin) |
 //! | [`domains`] | `/domains`, `/domains/{domain}` (Admin) |
 //! | [`keys`] | `/keys`, `/keys/{id}` (own API keys: create, change, revoke) |
 //! | [`upstream`] | `/upstream/status`, `/upstream/setup`, `/upstream/poll`, `/upstream/token` (own upstream credentials) |
@@ -33,6 +34,7 @@ pub(crate) mod config;
 pub(crate) mod cookies;
 pub(crate) mod domains;
 pub(crate) mod extract;
+pub(crate) mod fallbacks;
 pub(crate) mod json;
 pub(crate) mod keys;
 pub(crate) mod limit_fields;
@@ -87,6 +89,7 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
             "/admin/users/{id}/limits",
             get(user_limits::get).patch(user_limits::update),
         )
+        .route("/admin/fallbacks", get(fallbacks::get).put(fallbacks::put))
         .route("/domains", get(domains::list).post(domains::add))
         .route("/domains/{domain}", delete(domains::remove))
         .route("/keys", get(keys::list).post(keys::create))

@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use ts_rs::{Config, TS};
 
 use super::{
-    account, config, domains, keys, login, models, provider_signin, providers, rate_limits, reply,
-    status, two_factor, upstream, usage, users,
+    account, config, domains, fallbacks, keys, limit_fields, login, models, provider_signin,
+    providers, rate_limits, reply, status, two_factor, upstream, usage, users,
 };
 use crate::config::Reload;
 use crate::error::{ErrorBody, ErrorDetail};
@@ -75,6 +75,12 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<keys::KeyView>(cfg),
         declare::<keys::KeyList>(cfg),
         declare::<keys::CreatedKey>(cfg),
+        // Budgets and rate limits (keys and users)
+        declare::<crate::limits::policy::BudgetPeriod>(cfg),
+        declare::<limit_fields::LimitFields>(cfg),
+        declare::<limit_fields::LimitView>(cfg),
+        declare::<crate::store::fallbacks::Chain>(cfg),
+        declare::<fallbacks::Chains>(cfg),
         // primary's upstream credentials
         declare::<upstream::UpstreamStatus>(cfg),
         declare::<upstream::SetupBody>(cfg),

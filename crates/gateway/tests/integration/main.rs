@@ -13,6 +13,7 @@ mod common;
 mod config_api_access;
 mod config_api_values;
 mod console_serving;
+mod fallbacks;
 mod fault_proxy;
 mod faults;
 mod full_target;

@@ -94,6 +94,7 @@ async fn relay(
         caller: attached.caller,
         usage: attached.usage,
         rt: attached.rt,
+        allowed: attached.allowed,
     };
     pipeline::handle(app, inbound).await
 }
