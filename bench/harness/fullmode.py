@@ -85,9 +85,12 @@ class UiClient:
         return answer
 
 
-def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None):
+def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None, redis_url=None,
+          key_rules=None):
     """Start a full-mode gateway and make it ready: (Proc, base URL, API key).
-    `custom`: (base URL, key) of an OpenAI-compatible server to connect."""
+    `custom`: (base URL, key) of an OpenAI-compatible server to connect;
+    `redis_url`: the gateway's REDIS_URL (limits counted there); `key_rules`:
+    more fields of the API key (a budget, rate limits)."""
     data = os.path.join(rundir, "gateway-full-data")
     os.makedirs(data, exist_ok=True)
     port = procs.free_port()
@@ -108,6 +111,8 @@ def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None):
         # The simulator's custom endpoint is on this machine.
         "CUSTOM_ALLOW_PRIVATE_NETWORKS": "true",
     }
+    if redis_url:
+        env["REDIS_URL"] = redis_url
     cmd = cores.wrap([bin_path], cores.relay)
     gw = procs.Proc("gateway (full mode)", cmd, os.path.join(rundir, "gateway-full.log"),
                     env=env, cwd=rundir)
@@ -115,7 +120,7 @@ def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None):
     try:
         procs.wait_http(f"{base}/health", gw, timeout=300)
         ui = UiClient(port)
-        key = prepare(ui)
+        key = prepare(ui, key_rules)
         if custom:
             connect_custom(ui, *custom)
     except (SetupError, RuntimeError, OSError):
@@ -124,8 +129,9 @@ def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None):
     return gw, base, key
 
 
-def prepare(ui):
-    """Sign in as the seeded admin, create an API key, connect `primary`."""
+def prepare(ui, key_rules=None):
+    """Sign in as the seeded admin, create an API key (with `key_rules`),
+    connect `primary`."""
     answer = ui.must("POST", "/_ui/api/auth/login",
                      {"email": ADMIN_EMAIL, "password": ADMIN_PASSWORD}, "sign-in")
     if answer.get("needs_2fa"):
@@ -136,7 +142,8 @@ def prepare(ui):
                           "code": totp(ADMIN_TOTP_SECRET)}, "2FA sign-in")
     if "gw_session" not in ui.cookies:
         raise SetupError(f"sign-in set no session cookie: {answer}")
-    key = ui.must("POST", "/_ui/api/keys", {"label": "benchmark"}, "API key").get("key")
+    key = ui.must("POST", "/_ui/api/keys", {"label": "benchmark", **(key_rules or {})},
+                  "API key").get("key")
     if not key:
         raise SetupError("the API key answer holds no key")
     flow = ui.must("POST", "/_ui/api/upstream/setup", {}, "upstream device flow")

@@ -9,6 +9,8 @@ With `--full` the gateway runs in full deployment instead, set up as the
 benchmark's full mode does (`fullmode`: a signed-in admin's API key, their
 own `primary` credentials and `custom` account, usage written to SQLite),
 so full mode's cost per request is a figure this shared machine cannot blur.
+`--full --limited REDIS_URL` gives that key a budget and rate limits it
+never reaches, counted in that Redis: what enforcing limits costs.
 """
 
 import argparse
@@ -26,6 +28,10 @@ from . import fullmode, procs, scenarios
 
 CONNECTIONS = 16
 FEW, MANY = 200, 1200
+# A key whose limits are checked on every request and never reached: a
+# daily budget, requests and tokens per minute.
+LIMITED_KEY = {"budget_usd": 1e6, "budget_period": "daily",
+               "rpm_limit": 1_000_000_000, "tpm_limit": 1_000_000_000}
 
 
 class Callgrind:
@@ -90,7 +96,9 @@ def count(args, rundir, sim_base, oidc_base, spec, n):
         shutil.rmtree(os.path.join(rundir, "gateway-full-data"), ignore_errors=True)
         gw, base, key = fullmode.start(os.path.join(args.bin_dir, "gateway"),
                                        Callgrind(out_file), rundir, sim_base, oidc_base,
-                                       (sim_base + "/custom/v1", bench.custom_key()))
+                                       (sim_base + "/custom/v1", bench.custom_key()),
+                                       redis_url=args.limited,
+                                       key_rules=LIMITED_KEY if args.limited else None)
         bench.FULL_MODE["key"] = key
         kind, path, body, expect = spec
         spec = (kind.replace("gateway_", "full_"), path, body, expect)
@@ -119,6 +127,9 @@ def main():
                          "to read with callgrind_annotate")
     ap.add_argument("--full", action="store_true",
                     help="the gateway in full deployment (per-user key, accounts, usage)")
+    ap.add_argument("--limited", metavar="REDIS_URL",
+                    help="with --full: the key has a budget and rate limits (never reached), "
+                         "counted in the Redis at REDIS_URL")
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = ap.parse_args()
     known = {s.name: s for s in scenarios.primary_scenarios()
