@@ -51,6 +51,8 @@ export type {
   DeviceAuthorization,
   Domain,
   DomainList,
+  FallbackChain,
+  FallbackChains,
   GroupBy,
   LimitFieldsBody,
   LimitFieldsView,

@@ -151,7 +151,7 @@ impl From<FoundKey> for CachedKey {
             owner: k.owner,
             expires_at: k.expires_at,
             allowed_models: k.allowed_models.map(|m| AllowedModels(m.into())),
-            limits: OwnerLimits::of(k.limits.limits(), user),
+            limits: OwnerLimits::of(crate::limits::policy::Limits::of(&k.limits), user),
         }
     }
 }

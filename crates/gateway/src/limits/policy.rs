@@ -5,6 +5,8 @@
 
 use time::{Date, Month, OffsetDateTime, Time};
 
+use crate::store::api_keys::LimitColumns;
+
 /// How often a budget starts again.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -134,6 +136,16 @@ impl Limits {
             rpm: clamp(rpm),
             tpm: clamp(tpm),
         }
+    }
+
+    /// A key's or a user's stored limit columns.
+    pub fn of(columns: &LimitColumns) -> Self {
+        Self::from_columns(
+            columns.budget_usd,
+            columns.budget_period.as_deref(),
+            columns.rpm_limit,
+            columns.tpm_limit,
+        )
     }
 
     pub fn is_unlimited(&self) -> bool {

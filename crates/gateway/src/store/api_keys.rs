@@ -31,7 +31,7 @@ pub struct ApiKeyRecord {
     /// The only models the key may call (names as on `/v1`); `None`: any.
     #[sqlx(try_from = "ModelList")]
     pub allowed_models: Option<Vec<String>>,
-    /// Budget and rate limits (see [`crate::limits::policy::Limits`]).
+    /// Budget and rate limits (read by `limits::policy::Limits::of`).
     #[sqlx(flatten)]
     pub limits: LimitColumns,
 }
@@ -43,17 +43,6 @@ pub struct LimitColumns {
     pub budget_period: Option<String>,
     pub rpm_limit: Option<i64>,
     pub tpm_limit: Option<i64>,
-}
-
-impl LimitColumns {
-    pub fn limits(&self) -> crate::limits::policy::Limits {
-        crate::limits::policy::Limits::from_columns(
-            self.budget_usd,
-            self.budget_period.as_deref(),
-            self.rpm_limit,
-            self.tpm_limit,
-        )
-    }
 }
 
 /// The user's limit columns beside a key's, as the lookup reads them.

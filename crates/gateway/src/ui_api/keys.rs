@@ -171,7 +171,9 @@ impl KeyView {
     /// The view of `k`, with what it spent read from the usage rows.
     async fn read(store: &Store, k: &ApiKeyRecord) -> Result<Self, GatewayError> {
         let now = limits::clock::now();
-        let window = k.limits.limits().budget.map(|b| b.window(now));
+        let window = crate::limits::policy::Limits::of(&k.limits)
+            .budget
+            .map(|b| b.window(now));
         let since = window.map_or(k.created_at, |(start, _)| start.max(k.created_at));
         let spend_usd = store
             .usage()

@@ -77,7 +77,7 @@ pub(crate) struct LimitView {
 
 impl From<&LimitColumns> for LimitView {
     fn from(c: &LimitColumns) -> Self {
-        let limits: Limits = c.limits();
+        let limits = Limits::of(c);
         LimitView {
             budget_usd: limits.budget.map(|b| b.usd),
             budget_period: limits

@@ -15,6 +15,7 @@ import type {
 } from '../../api/types';
 import { Badge, Button, ConfirmButton, Dialog, Empty, Notice, Page, QueryView, Section, TextField } from '../../components/ui';
 import { PROVIDER_NAMES } from '../providers/names';
+import { FallbackChains } from './Fallbacks';
 
 const registryKey = ['models-registry'] as const;
 const defaultsKey = ['visibility-defaults'] as const;
@@ -416,6 +417,7 @@ export default function Models() {
     <Page title="Models" description="Which models users see and may call. A disabled model is refused on /v1 and hidden from the lists within a second.">
       <Registry />
       <VisibilityDefaults />
+      <FallbackChains />
     </Page>
   );
 }

@@ -8,6 +8,7 @@ import type { UsageAnswer, User } from '../../api/types';
 import { Badge, Page, QueryView, Section } from '../../components/ui';
 import { fmtDateTime, fmtInt, fmtMs, utcDate } from '../../lib/format';
 import { DeleteUserButton, ResetPasswordButton, RoleSelect } from './userActions';
+import { UserLimitsForm } from './UserLimits';
 
 export default function UserDetail() {
   const { id = '' } = useParams();
@@ -55,6 +56,10 @@ export default function UserDetail() {
                 <dt>Id</dt>
                 <dd className="mono small">{u.id}</dd>
               </dl>
+            </Section>
+            <Section title="Limits">
+              <p className="muted">A budget and rate limits for all of this user&apos;s keys together; each key may have its own besides.</p>
+              <UserLimitsForm userId={u.id} />
             </Section>
             <Section title="Usage, last 30 days, by model">
               <QueryView query={usage}>
