@@ -318,6 +318,36 @@ await page.getByRole('link', { name: 'Overview' }).click();
 await page.waitForTimeout(1200);
 await shot('15-overview');
 
+step('a key limited to 2 requests a minute: refused with 429 and the headers');
+await page.getByRole('link', { name: 'API keys' }).click();
+await page.getByLabel('Label').fill('limited');
+await page.getByLabel('Requests / min').fill('2');
+await page.getByLabel('Budget (USD)').fill('5');
+await page.getByRole('button', { name: 'Create key' }).click();
+await page.getByRole('dialog').waitFor();
+const limitedKey = (await page.getByLabel('New API key', { exact: true }).textContent()).trim();
+await page.getByRole('button', { name: 'I have copied it' }).click();
+await page.getByText('2 requests/min').waitFor();
+await shot('06b-keys-limits');
+{
+  // Five at once: two fit a minute, four at most if a minute turns between.
+  const statuses = [];
+  let refusal = null;
+  for (let i = 0; i < 5; i++) {
+    const resp = await fetch(`${BASE}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${limitedKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'claude-sonnet-4.5', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    statuses.push(resp.status);
+    if (resp.status === 429) refusal = { headers: resp.headers, body: await resp.json() };
+    else await resp.arrayBuffer();
+  }
+  if (!refusal || refusal.body.error?.type !== 'rate_limited' || refusal.headers.get('x-ratelimit-limit-requests') !== '2' || !refusal.headers.get('retry-after')) {
+    throw new Error(`a rate-limited key: ${statuses} ${JSON.stringify(refusal?.body)}`);
+  }
+}
+
 step('overview, left open for 15 s (polling)');
 await page.getByRole('link', { name: 'Overview' }).click();
 await page.waitForTimeout(15000);

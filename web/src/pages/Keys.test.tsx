@@ -2,7 +2,8 @@ import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { describe, expect, it } from 'vitest';
 import { mockFetch, renderAt } from '../test/utils';
-import Keys, { budgetAmount, endOfDay, labelProblem, modelList, perMinute } from './Keys';
+import { budgetAmount, perMinute } from '../components/LimitFields';
+import Keys, { endOfDay, labelProblem, modelList } from './Keys';
 
 const KEY = { id: 'k1', key_prefix: 'sk-abcdefg', label: 'laptop', last_used: null, created_at: '2026-11-20T10:00:00Z', expires_at: null as string | null, allowed_models: null as string[] | null, budget_usd: null as number | null, budget_period: null as string | null, rpm_limit: null as number | null, tpm_limit: null as number | null, spend_usd: 0, budget_resets_at: null as string | null };
 

@@ -6,6 +6,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { api } from '../api/client';
 import type { ApiKey, ApiKeyList, BudgetPeriod, CreatedKey } from '../api/types';
+import { useLimitFields } from '../components/LimitFields';
 import {
   Button,
   ConfirmButton,
@@ -16,7 +17,6 @@ import {
   QueryView,
   SecretBox,
   Section,
-  SelectField,
   TextField,
 } from '../components/ui';
 import { fmtDateTime, fmtInt, fmtRelative, fmtUsd } from '../lib/format';
@@ -46,22 +46,6 @@ export function endOfDay(date: string): string | null {
   return /^\d{4}-\d{2}-\d{2}$/.test(date) ? `${date}T23:59:59Z` : null;
 }
 
-/** A budget in USD as typed: `undefined` when empty, `null` when invalid. */
-export function budgetAmount(text: string): number | null | undefined {
-  const t = text.trim();
-  if (!t) return undefined;
-  const n = Number(t);
-  return Number.isFinite(n) && n >= 0 && n <= 1e9 ? n : null;
-}
-
-/** A per-minute limit as typed: `undefined` when empty, `null` when invalid. */
-export function perMinute(text: string): number | null | undefined {
-  const t = text.trim();
-  if (!t) return undefined;
-  const n = Number(t);
-  return Number.isInteger(n) && n >= 1 && n <= 1e9 ? n : null;
-}
-
 export function CreateKeyForm({
   onCreated,
   defaultLabel = '',
@@ -77,20 +61,14 @@ export function CreateKeyForm({
   const [labelError, setLabelError] = useState<string | null>(null);
   const [expires, setExpires] = useState('');
   const [models, setModels] = useState('');
-  const [budget, setBudget] = useState('');
-  const [period, setPeriod] = useState<BudgetPeriod | ''>('monthly');
-  const [rpm, setRpm] = useState('');
-  const [tpm, setTpm] = useState('');
-  const [limitErrors, setLimitErrors] = useState<{ budget?: string; rpm?: string; tpm?: string }>({});
+  const limits = useLimitFields('Optional.');
   const create = useMutation({
     mutationFn: (body: Record<string, unknown>) => api<CreatedKey>('/keys', { method: 'POST', body }),
     onSuccess: async (k) => {
       setLabel('');
       setExpires('');
       setModels('');
-      setBudget('');
-      setRpm('');
-      setTpm('');
+      limits.reset();
       onCreated(k);
       await queryClient.invalidateQueries({ queryKey: keysKey });
     },
@@ -99,22 +77,13 @@ export function CreateKeyForm({
     ev.preventDefault();
     const p = labelProblem(label);
     setLabelError(p);
-    const errors = {
-      budget: budgetAmount(budget) === null ? 'An amount in USD, 0 or more.' : undefined,
-      rpm: perMinute(rpm) === null ? 'A whole number, 1 or more.' : undefined,
-      tpm: perMinute(tpm) === null ? 'A whole number, 1 or more.' : undefined,
-    };
-    setLimitErrors(errors);
-    if (p || errors.budget || errors.rpm || errors.tpm) return;
+    const limitBody = rules ? limits.check() : {};
+    if (p || !limitBody) return;
     const body: Record<string, unknown> = { label: label.trim() };
     if (rules && expires) body.expires_at = endOfDay(expires);
     if (rules && modelList(models)) body.allowed_models = modelList(models);
-    if (rules && budgetAmount(budget) !== undefined) {
-      body.budget_usd = budgetAmount(budget);
-      body.budget_period = period || null;
-    }
-    if (rules && perMinute(rpm) !== undefined) body.rpm_limit = perMinute(rpm);
-    if (rules && perMinute(tpm) !== undefined) body.tpm_limit = perMinute(tpm);
+    // Only the limits set (a new key has none otherwise).
+    for (const [field, value] of Object.entries(limitBody)) if (value !== null) body[field] = value;
     create.mutate(body);
   };
   return (
@@ -138,37 +107,7 @@ export function CreateKeyForm({
             onChange={(e) => setModels(e.target.value)}
             hint="Optional: the only models it may call, as named on /v1."
           />
-          <TextField
-            label="Budget (USD)"
-            inputMode="decimal"
-            placeholder="e.g. 25"
-            value={budget}
-            onChange={(e) => setBudget(e.target.value)}
-            error={limitErrors.budget}
-            hint="Optional: refused (429) once spent."
-          />
-          <SelectField label="Budget period" value={period} onChange={(e) => setPeriod(e.target.value as BudgetPeriod | '')} hint="Resets at UTC midnight, Monday or the 1st.">
-            <option value="daily">per day</option>
-            <option value="weekly">per week</option>
-            <option value="monthly">per month</option>
-            <option value="">never resets</option>
-          </SelectField>
-          <TextField
-            label="Requests / min"
-            inputMode="numeric"
-            value={rpm}
-            onChange={(e) => setRpm(e.target.value)}
-            error={limitErrors.rpm}
-            hint="Optional."
-          />
-          <TextField
-            label="Tokens / min"
-            inputMode="numeric"
-            value={tpm}
-            onChange={(e) => setTpm(e.target.value)}
-            error={limitErrors.tpm}
-            hint="Optional."
-          />
+          {limits.fields}
         </>
       )}
       <Button type="submit" variant="primary" busy={create.isPending}>

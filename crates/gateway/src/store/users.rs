@@ -420,12 +420,14 @@ impl<'a> Users<'a> {
         User::try_from(row)
     }
 
+    /// A user's limit columns, by id.
+    const LIMITS_OF: &'static str =
+        "SELECT budget_usd, budget_period, rpm_limit, tpm_limit FROM users WHERE id = $1";
+
     /// The budget and rate limits an admin set on `id`.
     pub async fn limits(&self, id: UserId) -> Result<LimitColumns, StoreError> {
         let found: Option<LimitColumns> = with_pool!(self.store, p => {
-            sqlx::query_as(
-                "SELECT budget_usd, budget_period, rpm_limit, tpm_limit FROM users WHERE id = $1",
-            )
+            sqlx::query_as(Self::LIMITS_OF)
             .bind(id)
             .fetch_optional(p)
             .await?
@@ -442,9 +444,7 @@ impl<'a> Users<'a> {
     ) -> Result<LimitColumns, StoreError> {
         let now = now();
         Ok(with_pool!(self.store, p => write_tx!(p, tx => {
-            let current: Option<LimitColumns> = sqlx::query_as(
-                "SELECT budget_usd, budget_period, rpm_limit, tpm_limit FROM users WHERE id = $1",
-            )
+            let current: Option<LimitColumns> = sqlx::query_as(Self::LIMITS_OF)
             .bind(id)
             .fetch_optional(&mut *tx)
             .await?;

@@ -504,6 +504,27 @@ impl TestDb {
         })
     }
 
+    /// The usage rows of `user`, once there are `n` of them (written within
+    /// a second or two, off the request's path; up to 7.5 s), or what there
+    /// is by then.
+    pub async fn usage_rows(
+        &self,
+        user: gateway::store::ids::UserId,
+        n: usize,
+    ) -> Vec<gateway::store::usage::UsageRecord> {
+        let store = self.store().await;
+        let mut rows = Vec::new();
+        for _ in 0..150 {
+            rows = store.usage().records_of(user).await.unwrap();
+            if rows.len() >= n {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        store.close().await;
+        rows
+    }
+
     /// A store on this database with the test key.
     pub async fn store(&self) -> gateway::store::Store {
         let key = gateway::crypto::EncryptionKey::parse(TEST_KEY).unwrap();

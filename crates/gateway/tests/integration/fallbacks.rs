@@ -6,8 +6,6 @@
 //! served it and usage is recorded against them; a model without a chain
 //! keeps its error.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 use upstream_sim::{Scenario, Vendor};
 
@@ -147,16 +145,7 @@ async fn a_chain_takes_over_before_the_first_byte(db: TestDb) {
 
     // Usage went to what answered.
     let me = user_id(&admin).await;
-    let store = env.db.store().await;
-    let mut rows = Vec::new();
-    for _ in 0..100 {
-        rows = store.usage().records_of(me).await.unwrap();
-        if rows.len() >= 14 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    store.close().await;
+    let rows = env.db.usage_rows(me, 14).await;
     let served: Vec<_> = rows
         .iter()
         .filter(|r| r.provider == "completions_vendor")

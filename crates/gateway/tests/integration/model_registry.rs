@@ -581,16 +581,7 @@ async fn usage_is_costed_at_the_registry_s_prices(db: TestDb) {
     );
 
     // The rows, once written (a second or so, off the request's path).
-    let store = env.db.store().await;
-    let mut rows = Vec::new();
-    for _ in 0..150 {
-        rows = store.usage().records_of(me).await.unwrap();
-        if rows.len() >= 3 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    store.close().await;
+    let rows = env.db.usage_rows(me, 3).await;
     assert_eq!(rows.len(), 3, "{rows:?}");
     let cost = |r: &gateway::store::usage::UsageRecord, input: f64, output: f64| {
         #[expect(clippy::cast_precision_loss, reason = "small test counts")]

@@ -4,8 +4,6 @@
 //! `/_ui/api/admin/usage/users` grouped by day, model and provider, filtered
 //! by dates, and who may read which.
 
-use std::time::Duration;
-
 use serde_json::{json, Value};
 
 use crate::both_stores;
@@ -19,16 +17,7 @@ both_stores!(every_chat_request_is_recorded_and_reported);
 /// The usage rows of `user`, once there are `n` of them (written within a
 /// couple of seconds, off the hot path).
 async fn records(d: &Deployment, user: UserId, n: usize) -> Vec<UsageRecord> {
-    let store = d.env.db.store().await;
-    let mut rows = Vec::new();
-    for _ in 0..150 {
-        rows = store.usage().records_of(user).await.unwrap();
-        if rows.len() >= n {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    store.close().await;
+    let rows = d.env.db.usage_rows(user, n).await;
     assert_eq!(rows.len(), n, "{rows:?}");
     rows
 }
