@@ -142,14 +142,23 @@ fn secret_values_are_never_echoed() {
         ("CONFIG_ENCRYPTION_KEY", "my-secret-key-material"),
         ("INITIAL_ADMIN_TOTP_SECRET", "my-totp-secret!"),
         ("DATABASE_URL", "mysql://user:hunter2@db"),
+        ("REDIS_URL", "http://:hunter3@cache:6379"),
     ])
     .unwrap_err();
     let text = err.to_string();
+    assert!(text.contains("REDIS_URL: expected a redis://"), "{text}");
+    assert!(!text.contains("hunter3"));
     assert!(!text.contains("my-secret-key-material"));
     assert!(!text.contains("my-totp-secret"));
     assert!(!text.contains("hunter2"));
-    let c = load(&[("GATEWAY_MODE", "proxy"), ("PROXY_API_KEY", "sk-abc")]).unwrap();
+    let c = load(&[
+        ("GATEWAY_MODE", "proxy"),
+        ("PROXY_API_KEY", "sk-abc"),
+        ("REDIS_URL", "redis://:hunter3@cache:6379"),
+    ])
+    .unwrap();
     assert!(!format!("{c:?}").contains("sk-abc"));
+    assert!(!format!("{c:?}").contains("hunter3"));
 }
 
 #[test]
