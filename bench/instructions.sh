@@ -10,6 +10,10 @@
 #   bench/instructions.sh --full [SCENARIO ...]   the same in full deployment (a
 #                                           signed-in user's key, their own accounts,
 #                                           usage written to SQLite)
+#   bench/instructions.sh --full --limited redis://127.0.0.1:6379 [SCENARIO ...]
+#                                           full deployment with a key whose budget
+#                                           and rate limits are checked (never reached)
+#                                           in that Redis
 #
 # Each scenario runs the release gateway under callgrind twice, serving 200
 # and 1,200 requests on 16 kept-alive connections (proxy mode, LOG_LEVEL=info
