@@ -102,10 +102,12 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
         anthropic_beta,
         anthropic_version,
     };
+    // Each path boxes its provider state machine (several kilobytes): this
+    // future stays small, and the machine is built in place once instead
+    // of being moved from one enclosing future into the next (measured:
+    // about 8,000 instructions a request of memcpy when it was inline).
     let answer = match app.fallbacks().for_model(&call.request.model) {
-        None => serve(app, &turn, call).await?,
-        // Boxed: the rare path keeps its second provider state machine out
-        // of every request's future.
+        None => Box::pin(serve(app, &turn, call)).await?,
         Some(chain) => {
             Box::pin(serve_with_fallbacks(
                 app,
