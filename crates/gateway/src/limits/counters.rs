@@ -48,6 +48,10 @@ pub(crate) struct ScopeCount {
     pub tokens: i64,
     /// Micro-dollars; `None`: not known (never seeded, or expired).
     pub spend: Option<i64>,
+    /// Admitted through Redis: the requests and tokens counted for this
+    /// replica's lease (this request's included; see `super::lease`).
+    pub granted_requests: i64,
+    pub granted_tokens: i64,
 }
 
 /// The outcome of an admission.
@@ -172,6 +176,7 @@ impl LocalCounters {
                 requests: e.get(&c.requests_key, now).unwrap_or(0),
                 tokens: e.get(&c.tokens_key, now).unwrap_or(0),
                 spend: c.spend_key.as_deref().and_then(|k| e.get(k, now)),
+                ..ScopeCount::default()
             })
             .collect();
         let verdict = decide(checks, &counts, estimate);
@@ -212,7 +217,7 @@ impl LocalCounters {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     pub(crate) fn check(name: &str, rpm: i64, tpm: i64, budget: Option<i64>) -> ScopeCheck {

@@ -13,7 +13,8 @@
 //!   Spending is thus counted after the answer: a budget can be overshot by
 //!   the requests already in flight when it runs out.
 //! - **Where counts live**: in Redis with `REDIS_URL` (shared by every
-//!   replica; one round trip per admission), else in this process. A Redis
+//!   replica; at most one round trip per admission, far fewer when far
+//!   from the limits: see [`lease`]), else in this process. A Redis
 //!   failure lets requests through (fail open) with a warning. Spent
 //!   amounts come from the usage rows in the database (seeded when missing,
 //!   re-read every [`counters::SPEND_TTL_SECS`]), so a Redis flush loses
@@ -23,6 +24,7 @@
 
 pub mod clock;
 pub(crate) mod counters;
+pub(crate) mod lease;
 pub mod policy;
 pub(crate) mod redis;
 
@@ -30,9 +32,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use axum::http::{HeaderMap, HeaderValue};
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
 use self::counters::{CounterError, LocalCounters, ScopeCheck, ScopeCount, Verdict};
+use self::lease::Leases;
 use self::policy::{micros_to_usd, usd_to_micros, Limits};
 use self::redis::RedisCounters;
 use crate::error::GatewayError;
@@ -114,25 +117,33 @@ pub struct RateHeaders {
     reset_secs: i64,
 }
 
+static LIMIT_REQUESTS: HeaderName = HeaderName::from_static("x-ratelimit-limit-requests");
+static REMAINING_REQUESTS: HeaderName = HeaderName::from_static("x-ratelimit-remaining-requests");
+static RESET_REQUESTS: HeaderName = HeaderName::from_static("x-ratelimit-reset-requests");
+static LIMIT_TOKENS: HeaderName = HeaderName::from_static("x-ratelimit-limit-tokens");
+static REMAINING_TOKENS: HeaderName = HeaderName::from_static("x-ratelimit-remaining-tokens");
+static RESET_TOKENS: HeaderName = HeaderName::from_static("x-ratelimit-reset-tokens");
+
 impl RateHeaders {
-    /// Add the headers to an answer.
+    /// Add the headers to an answer (names made once: parsing a name per
+    /// insert cost more than the rest of the headers' work).
     pub fn apply(&self, headers: &mut HeaderMap) {
         let reset = HeaderValue::from(self.reset_secs.max(0));
         if let Some((limit, remaining)) = self.requests {
-            headers.insert("x-ratelimit-limit-requests", HeaderValue::from(limit));
+            headers.insert(LIMIT_REQUESTS.clone(), HeaderValue::from(limit));
             headers.insert(
-                "x-ratelimit-remaining-requests",
+                REMAINING_REQUESTS.clone(),
                 HeaderValue::from(remaining.max(0)),
             );
-            headers.insert("x-ratelimit-reset-requests", reset.clone());
+            headers.insert(RESET_REQUESTS.clone(), reset.clone());
         }
         if let Some((limit, remaining)) = self.tokens {
-            headers.insert("x-ratelimit-limit-tokens", HeaderValue::from(limit));
+            headers.insert(LIMIT_TOKENS.clone(), HeaderValue::from(limit));
             headers.insert(
-                "x-ratelimit-remaining-tokens",
+                REMAINING_TOKENS.clone(),
                 HeaderValue::from(remaining.max(0)),
             );
-            headers.insert("x-ratelimit-reset-tokens", reset);
+            headers.insert(RESET_TOKENS.clone(), reset);
         }
     }
 }
@@ -157,7 +168,8 @@ pub struct Refusal {
 #[derive(Debug)]
 enum Backend {
     Local(LocalCounters),
-    Redis(Box<RedisCounters>),
+    /// Redis, and this replica's leases of it.
+    Redis(Box<RedisCounters>, Leases),
 }
 
 /// The limits service: one per process, shared by every request.
@@ -166,6 +178,8 @@ pub struct Limiter {
     backend: Backend,
     /// Counter operations that failed (Redis down): requests let through.
     failures: AtomicU64,
+    /// Admissions that asked Redis (the others were served by a lease).
+    round_trips: AtomicU64,
     /// When a failure was last logged (one warning per [`WARN_EVERY`]).
     warned: Mutex<Option<Instant>>,
 }
@@ -182,7 +196,7 @@ impl Limiter {
     /// Counters in the Redis at `url` (checked, not connected yet).
     pub fn redis(url: &str) -> Result<Self, String> {
         RedisCounters::new(url)
-            .map(|r| Self::with(Backend::Redis(Box::new(r))))
+            .map(|r| Self::with(Backend::Redis(Box::new(r), Leases::default())))
             .map_err(|e| e.0)
     }
 
@@ -190,18 +204,24 @@ impl Limiter {
         Limiter {
             backend,
             failures: AtomicU64::new(0),
+            round_trips: AtomicU64::new(0),
             warned: Mutex::new(None),
         }
     }
 
     /// Whether counts are shared through Redis.
     pub fn is_shared(&self) -> bool {
-        matches!(self.backend, Backend::Redis(_))
+        matches!(self.backend, Backend::Redis(..))
     }
 
     /// Counter operations that failed since start (requests let through).
     pub fn failures(&self) -> u64 {
         self.failures.load(Ordering::Relaxed)
+    }
+
+    /// Admissions that asked Redis since start.
+    pub fn round_trips(&self) -> u64 {
+        self.round_trips.load(Ordering::Relaxed)
     }
 
     fn failed(&self, e: &CounterError) {
@@ -267,9 +287,15 @@ impl Limiter {
                 }
             })
             .collect();
-        let outcome = match &self.backend {
-            Backend::Local(c) => Ok(c.admit(&checks, estimate, now)),
-            Backend::Redis(r) => r.admit(&checks, estimate).await,
+        let (outcome, leased) = match &self.backend {
+            Backend::Local(c) => (Ok(c.admit(&checks, estimate, now)), false),
+            Backend::Redis(r, leases) => match leases.take(&checks, estimate) {
+                Some(counts) => (Ok((Verdict::Admitted, counts)), true),
+                None => {
+                    self.round_trips.fetch_add(1, Ordering::Relaxed);
+                    (r.admit(&checks, estimate).await, false)
+                }
+            },
         };
         let (mut verdict, mut counts) = match outcome {
             Ok(o) => o,
@@ -297,6 +323,11 @@ impl Limiter {
                     break;
                 }
             }
+        }
+        if let (Backend::Redis(_, leases), Verdict::Admitted, false) =
+            (&self.backend, verdict, leased)
+        {
+            leases.put(&checks, &mut counts, estimate, minute);
         }
         let headers = rate_headers(&checks, &counts, reset_secs);
         let refused = |error| Err(Refusal { error, headers });
@@ -397,7 +428,7 @@ impl Limiter {
         });
         match &self.backend {
             Backend::Local(c) => Some(c.seed(spend_key, spent, ttl, now)),
-            Backend::Redis(r) => match r.seed(spend_key, spent, ttl).await {
+            Backend::Redis(r, _) => match r.seed(spend_key, spent, ttl).await {
                 Ok(v) => Some(v),
                 Err(e) => {
                     self.failed(&e);
@@ -414,7 +445,7 @@ impl Limiter {
         }
         match &self.backend {
             Backend::Local(c) => c.add_existing(adds, clock::now()),
-            Backend::Redis(r) => {
+            Backend::Redis(r, _) => {
                 if let Err(e) = r.add_existing(adds).await {
                     self.failed(&e);
                 }

@@ -13,6 +13,7 @@ use redis::Script;
 use tokio::sync::OnceCell;
 
 use super::counters::{CounterError, ScopeCheck, ScopeCount, Verdict, WINDOW_TTL_SECS};
+use super::lease::{LEASE_DIVISOR, LEASE_MOST};
 
 /// The longest a request waits for Redis before it goes on without it.
 pub(crate) const DEADLINE: Duration = Duration::from_millis(250);
@@ -21,19 +22,26 @@ pub(crate) const DEADLINE: Duration = Duration::from_millis(250);
 const RECONNECT_AFTER: Duration = Duration::from_secs(5);
 
 /// The admission: KEYS are (requests, tokens, spend) per scope; ARGV are
-/// the estimate, the window's time to live, then (rpm, tpm, budget) per
-/// scope, 0 for an unlimited rate and -1 for no budget. Returns the
-/// verdict's code, then (requests, tokens, spend or -1) per scope.
+/// the estimate, the window's time to live, the lease divisor, the most
+/// requests one lease grants, then (rpm, tpm, budget) per scope, 0 for an
+/// unlimited rate and -1 for no budget. Returns the verdict's code, then
+/// per scope (requests, tokens, spend or -1, requests granted, tokens
+/// granted). Admitted, a scope is granted a lease: a share of what is left
+/// (`floor(left / divisor)`, at least this request, at most the cap), so a
+/// replica admits the next requests of the window without asking again
+/// (`super::lease`). Near a limit the share is one request: exact.
 const ADMIT: &str = r"
 local estimate = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
+local divisor = tonumber(ARGV[3])
+local most = tonumber(ARGV[4])
 local scopes = #KEYS / 3
 local out = {0}
 local verdict = 0
 for i = 0, scopes - 1 do
-  local rpm = tonumber(ARGV[3 + i * 3])
-  local tpm = tonumber(ARGV[4 + i * 3])
-  local budget = tonumber(ARGV[5 + i * 3])
+  local rpm = tonumber(ARGV[5 + i * 3])
+  local tpm = tonumber(ARGV[6 + i * 3])
+  local budget = tonumber(ARGV[7 + i * 3])
   local requests = tonumber(redis.call('GET', KEYS[1 + i * 3]) or '0')
   local tokens = tonumber(redis.call('GET', KEYS[2 + i * 3]) or '0')
   local spend = -1
@@ -49,16 +57,30 @@ for i = 0, scopes - 1 do
       verdict = 300 + i
     end
   end
-  out[2 + i * 3] = requests
-  out[3 + i * 3] = tokens
-  out[4 + i * 3] = spend
+  out[2 + i * 5] = requests
+  out[3 + i * 5] = tokens
+  out[4 + i * 5] = spend
+  out[5 + i * 5] = 0
+  out[6 + i * 5] = 0
 end
 if verdict == 0 then
   for i = 0, scopes - 1 do
-    out[2 + i * 3] = redis.call('INCR', KEYS[1 + i * 3])
+    local rpm = tonumber(ARGV[5 + i * 3])
+    local tpm = tonumber(ARGV[6 + i * 3])
+    local grant_r = 1
+    if rpm > 0 then
+      grant_r = math.max(1, math.min(most, math.floor((rpm - out[2 + i * 5]) / divisor)))
+    end
+    local grant_t = estimate
+    if tpm > 0 then
+      grant_t = math.max(estimate, math.floor((tpm - out[3 + i * 5]) / divisor))
+    end
+    out[2 + i * 5] = redis.call('INCRBY', KEYS[1 + i * 3], grant_r)
     redis.call('EXPIRE', KEYS[1 + i * 3], ttl)
-    out[3 + i * 3] = redis.call('INCRBY', KEYS[2 + i * 3], estimate)
+    out[3 + i * 5] = redis.call('INCRBY', KEYS[2 + i * 3], grant_t)
     redis.call('EXPIRE', KEYS[2 + i * 3], ttl)
+    out[5 + i * 5] = grant_r
+    out[6 + i * 5] = grant_t
   end
 end
 out[1] = verdict
@@ -176,7 +198,10 @@ impl RedisCounters {
         estimate: i64,
     ) -> Result<(Verdict, Vec<ScopeCount>), CounterError> {
         let mut inv = self.admit.prepare_invoke();
-        inv.arg(estimate).arg(WINDOW_TTL_SECS);
+        inv.arg(estimate)
+            .arg(WINDOW_TTL_SECS)
+            .arg(LEASE_DIVISOR)
+            .arg(LEASE_MOST);
         for c in checks {
             inv.key(&c.requests_key)
                 .key(&c.tokens_key)
@@ -190,15 +215,17 @@ impl RedisCounters {
             inv.arg(c.rpm).arg(c.tpm).arg(budget);
         }
         let reply: Vec<i64> = self.run(&inv).await?;
-        if reply.len() != 1 + checks.len() * 3 {
+        if reply.len() != 1 + checks.len() * 5 {
             return Err(CounterError("Redis: unexpected admission reply".into()));
         }
         let counts = reply[1..]
-            .chunks_exact(3)
+            .chunks_exact(5)
             .map(|c| ScopeCount {
                 requests: c[0],
                 tokens: c[1],
                 spend: (c[2] >= 0).then_some(c[2]),
+                granted_requests: c[3],
+                granted_tokens: c[4],
             })
             .collect();
         Ok((Verdict::from_code(reply[0]), counts))
