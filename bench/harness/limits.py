@@ -74,6 +74,9 @@ def main():
         cpu = statistics.median(r["cpu_s_per_1k"] for r in runs)
         p99 = statistics.median(r["p99_ms"] for r in runs)
         summary[name] = (rps, cpu)
+        bad = sum(sum(r["errors"].values()) for r in runs)
+        if bad:
+            raise SystemExit(f"{name}: {bad} answers were errors or not 200: {runs[0]['errors']}")
         print(f"{name:12} {rps:16.0f} {cpu:16.4f} {p99:8.2f}")
     (u_rps, u_cpu), (l_rps, l_cpu) = summary["unlimited"], summary["limited"]
     print(f"limited / unlimited: throughput {l_rps / u_rps:.3f}, CPU per request {l_cpu / u_cpu:.3f}")

@@ -1,7 +1,7 @@
 //! Leases: with Redis, a replica that is admitted gets a share of what is
 //! left in the window (`floor(left / LEASE_DIVISOR)` requests, at most
-//! [`LEASE_MOST`], and the same share of the tokens), already counted in
-//! Redis, and admits the following requests of that window from the share
+//! [`LEASE_MOST`], and tokens for as many requests of this one's estimate
+//! within the same share of the tokens left), already counted in Redis, and admits the following requests of that window from the share
 //! without a round trip. Far from a limit a round trip serves many
 //! requests; near it the share is one request and every admission asks
 //! Redis, so a limit is never exceeded across replicas. What a replica

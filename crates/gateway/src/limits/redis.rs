@@ -27,9 +27,11 @@ const RECONNECT_AFTER: Duration = Duration::from_secs(5);
 /// unlimited rate and -1 for no budget. Returns the verdict's code, then
 /// per scope (requests, tokens, spend or -1, requests granted, tokens
 /// granted). Admitted, a scope is granted a lease: a share of what is left
-/// (`floor(left / divisor)`, at least this request, at most the cap), so a
-/// replica admits the next requests of the window without asking again
-/// (`super::lease`). Near a limit the share is one request: exact.
+/// (`floor(left / divisor)` requests, and as many times this request's
+/// estimate in tokens within `floor(tokens left / divisor)`; at least this
+/// request, at most the cap), so a replica admits the next requests of the
+/// window without asking again (`super::lease`). Near a limit the share is
+/// one request: exact.
 const ADMIT: &str = r"
 local estimate = tonumber(ARGV[1])
 local ttl = tonumber(ARGV[2])
@@ -67,14 +69,15 @@ if verdict == 0 then
   for i = 0, scopes - 1 do
     local rpm = tonumber(ARGV[5 + i * 3])
     local tpm = tonumber(ARGV[6 + i * 3])
-    local grant_r = 1
+    local grant_r = most
     if rpm > 0 then
-      grant_r = math.max(1, math.min(most, math.floor((rpm - out[2 + i * 5]) / divisor)))
+      grant_r = math.min(grant_r, math.floor((rpm - out[2 + i * 5]) / divisor))
     end
-    local grant_t = estimate
-    if tpm > 0 then
-      grant_t = math.max(estimate, math.floor((tpm - out[3 + i * 5]) / divisor))
+    if tpm > 0 and estimate > 0 then
+      grant_r = math.min(grant_r, math.floor((tpm - out[3 + i * 5]) / (divisor * estimate)))
     end
+    grant_r = math.max(1, grant_r)
+    local grant_t = estimate * grant_r
     out[2 + i * 5] = redis.call('INCRBY', KEYS[1 + i * 3], grant_r)
     redis.call('EXPIRE', KEYS[1 + i * 3], ttl)
     out[3 + i * 5] = redis.call('INCRBY', KEYS[2 + i * 3], grant_t)

@@ -178,7 +178,9 @@ async fn leases_spare_round_trips_far_from_the_limit() {
         user: Limits::default(),
     };
     let mut last = None;
-    for _ in 0..1000 {
+    // Tokens are leased for the requests leased, not a share of all that
+    // is left: 3,000 requests of 50 stay far from 100M tokens.
+    for _ in 0..3000 {
         let a = limiter.admit(&store, owner, &big, 50, true).await.unwrap();
         let remaining = a.headers.unwrap().requests.unwrap().1;
         if let Some(previous) = last {
@@ -191,7 +193,7 @@ async fn leases_spare_round_trips_far_from_the_limit() {
         last = Some(remaining);
     }
     // The spent amount is re-read once a second; the rest are leases.
-    assert!(limiter.round_trips() < 20, "{}", limiter.round_trips());
+    assert!(limiter.round_trips() < 30, "{}", limiter.round_trips());
     store.close().await;
 }
 
