@@ -3,11 +3,11 @@
 //! process (one replica), and [`super::redis::RedisCounters`] (shared by
 //! every replica; the same decision as a Lua script, one round trip).
 //!
-//! Per scope (a key or a user) three integer counters:
-//! - requests in the current minute (`…:r`), expiring with the minute;
-//! - tokens in the current minute (`…:t`): the estimate added at admission,
+//! Per scope (a key or a user) three integer counters ([`CounterKey`]):
+//! - requests in the current minute, expiring with the minute;
+//! - tokens in the current minute: the estimate added at admission,
 //!   corrected by the real usage afterwards;
-//! - micro-dollars spent in the budget's period (`…:s`): seeded from the
+//! - micro-dollars spent in the budget's period: seeded from the
 //!   database (the sum of the usage rows' cost) when missing, then increased
 //!   as usage is written; it expires after [`SPEND_TTL_SECS`] at most, so
 //!   it is re-read from the database at least that often and a lost
@@ -26,19 +26,67 @@ pub(crate) const WINDOW_TTL_SECS: i64 = 120;
 /// How long a spent amount is trusted before it is re-read from the store.
 pub(crate) const SPEND_TTL_SECS: i64 = 600;
 
+/// Whose counters: a key's (`k`) or a user's (`u`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Owner {
+    pub tag: char,
+    pub id: uuid::Uuid,
+}
+
+/// One counter, by what it counts; named as text only for Redis (the hot
+/// path builds no string).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum CounterKey {
+    /// Requests in a minute.
+    Requests(Owner, i64),
+    /// Tokens in a minute.
+    Tokens(Owner, i64),
+    /// Micro-dollars spent in a budget period (its name and start).
+    Spend(Owner, &'static str, i64),
+}
+
+impl CounterKey {
+    /// The Redis key: `gw:rl:<k|u>:<id>:<minute>:<r|t>`,
+    /// `gw:sp:<k|u>:<id>:<period>:<start>`.
+    pub(crate) fn redis_key(&self) -> String {
+        match self {
+            CounterKey::Requests(o, minute) => format!("gw:rl:{}:{}:{minute}:r", o.tag, o.id),
+            CounterKey::Tokens(o, minute) => format!("gw:rl:{}:{}:{minute}:t", o.tag, o.id),
+            CounterKey::Spend(o, period, start) => {
+                format!("gw:sp:{}:{}:{period}:{start}", o.tag, o.id)
+            }
+        }
+    }
+}
+
 /// What is checked of one scope.
 #[derive(Debug, Clone)]
 pub(crate) struct ScopeCheck {
-    pub requests_key: String,
-    pub tokens_key: String,
-    /// The spent amount's counter, when the scope has a budget.
-    pub spend_key: Option<String>,
+    pub owner: Owner,
+    pub minute: i64,
+    /// The budget's period (name and start), when the scope has a budget.
+    pub spend_period: Option<(&'static str, i64)>,
     /// 0: not limited.
     pub rpm: i64,
     /// 0: not limited.
     pub tpm: i64,
-    /// The budget in micro-dollars (with `spend_key`).
+    /// The budget in micro-dollars (with `spend_period`).
     pub budget_micros: i64,
+}
+
+impl ScopeCheck {
+    pub(crate) fn requests_key(&self) -> CounterKey {
+        CounterKey::Requests(self.owner, self.minute)
+    }
+
+    pub(crate) fn tokens_key(&self) -> CounterKey {
+        CounterKey::Tokens(self.owner, self.minute)
+    }
+
+    pub(crate) fn spend_key(&self) -> Option<CounterKey> {
+        self.spend_period
+            .map(|(period, start)| CounterKey::Spend(self.owner, period, start))
+    }
 }
 
 /// What the counters of one scope held (after counting, when admitted).
@@ -93,7 +141,7 @@ impl Verdict {
 /// Lua script in [`super::redis`] is the same decision.
 pub(crate) fn decide(checks: &[ScopeCheck], found: &[ScopeCount], estimate: i64) -> Verdict {
     for (i, (check, count)) in checks.iter().zip(found).enumerate() {
-        if check.spend_key.is_some() && count.spend.is_some_and(|s| s >= check.budget_micros) {
+        if check.spend_period.is_some() && count.spend.is_some_and(|s| s >= check.budget_micros) {
             return Verdict::Budget(i);
         }
         if check.rpm > 0 && count.requests >= check.rpm {
@@ -119,14 +167,14 @@ pub(crate) struct LocalCounters {
 
 #[derive(Debug, Default)]
 struct Entries {
-    /// key -> (value, expires at, Unix seconds).
-    map: HashMap<String, (i64, i64)>,
+    /// counter -> (value, expires at, Unix seconds).
+    map: HashMap<CounterKey, (i64, i64)>,
     /// Operations since expired entries were last swept.
     since_sweep: u32,
 }
 
 impl Entries {
-    fn get(&self, key: &str, now: i64) -> Option<i64> {
+    fn get(&self, key: &CounterKey, now: i64) -> Option<i64> {
         self.map
             .get(key)
             .filter(|(_, expires)| *expires > now)
@@ -134,8 +182,8 @@ impl Entries {
     }
 
     /// Add `delta`; a missing or expired entry starts at 0 and lives `ttl`.
-    fn add(&mut self, key: &str, delta: i64, now: i64, ttl: i64) -> i64 {
-        let slot = self.map.entry(key.to_owned()).or_insert((0, now + ttl));
+    fn add(&mut self, key: CounterKey, delta: i64, now: i64, ttl: i64) -> i64 {
+        let slot = self.map.entry(key).or_insert((0, now + ttl));
         if slot.1 <= now {
             *slot = (0, now + ttl);
         }
@@ -173,17 +221,17 @@ impl LocalCounters {
         let mut counts: Vec<ScopeCount> = checks
             .iter()
             .map(|c| ScopeCount {
-                requests: e.get(&c.requests_key, now).unwrap_or(0),
-                tokens: e.get(&c.tokens_key, now).unwrap_or(0),
-                spend: c.spend_key.as_deref().and_then(|k| e.get(k, now)),
+                requests: e.get(&c.requests_key(), now).unwrap_or(0),
+                tokens: e.get(&c.tokens_key(), now).unwrap_or(0),
+                spend: c.spend_key().and_then(|k| e.get(&k, now)),
                 ..ScopeCount::default()
             })
             .collect();
         let verdict = decide(checks, &counts, estimate);
         if verdict == Verdict::Admitted {
             for (c, count) in checks.iter().zip(&mut counts) {
-                count.requests = e.add(&c.requests_key, 1, now, WINDOW_TTL_SECS);
-                count.tokens = e.add(&c.tokens_key, estimate, now, WINDOW_TTL_SECS);
+                count.requests = e.add(c.requests_key(), 1, now, WINDOW_TTL_SECS);
+                count.tokens = e.add(c.tokens_key(), estimate, now, WINDOW_TTL_SECS);
             }
         }
         (verdict, counts)
@@ -191,10 +239,10 @@ impl LocalCounters {
 
     /// Add to counters that exist (a token correction, a spend); a missing
     /// one stays missing (its window passed, or it is seeded later).
-    pub(crate) fn add_existing(&self, adds: &[(String, i64)], now: i64) {
+    pub(crate) fn add_existing(&self, adds: &[(CounterKey, i64)], now: i64) {
         let mut e = self.entries();
         for (key, delta) in adds {
-            if let Some((value, expires)) = e.map.get_mut(key.as_str()) {
+            if let Some((value, expires)) = e.map.get_mut(key) {
                 if *expires > now {
                     *value += delta;
                 }
@@ -204,12 +252,12 @@ impl LocalCounters {
 
     /// Set a spent amount read from the store unless one is already there;
     /// returns the amount in force.
-    pub(crate) fn seed(&self, key: &str, micros: i64, ttl: i64, now: i64) -> i64 {
+    pub(crate) fn seed(&self, key: CounterKey, micros: i64, ttl: i64, now: i64) -> i64 {
         let mut e = self.entries();
-        match e.get(key, now) {
+        match e.get(&key, now) {
             Some(v) => v,
             None => {
-                e.map.insert(key.to_owned(), (micros, now + ttl));
+                e.map.insert(key, (micros, now + ttl));
                 micros
             }
         }
@@ -220,11 +268,15 @@ impl LocalCounters {
 pub(crate) mod tests {
     use super::*;
 
-    pub(crate) fn check(name: &str, rpm: i64, tpm: i64, budget: Option<i64>) -> ScopeCheck {
+    /// A scope named by a small number (tests), in minute 7.
+    pub(crate) fn check(n: u128, rpm: i64, tpm: i64, budget: Option<i64>) -> ScopeCheck {
         ScopeCheck {
-            requests_key: format!("{name}:r"),
-            tokens_key: format!("{name}:t"),
-            spend_key: budget.map(|_| format!("{name}:s")),
+            owner: Owner {
+                tag: 'k',
+                id: uuid::Uuid::from_u128(n),
+            },
+            minute: 7,
+            spend_period: budget.map(|_| ("daily", 0)),
             rpm,
             tpm,
             budget_micros: budget.unwrap_or(0),
@@ -247,7 +299,7 @@ pub(crate) mod tests {
     fn requests_tokens_and_budget_in_process() {
         let c = LocalCounters::default();
         let now = 1_000_000;
-        let checks = [check("k", 3, 100, Some(50)), check("u", 0, 0, None)];
+        let checks = [check(1, 3, 100, Some(50)), check(2, 0, 0, None)];
         for n in 1..=3 {
             let (v, counts) = c.admit(&checks, 10, now);
             assert_eq!(v, Verdict::Admitted);
@@ -256,20 +308,26 @@ pub(crate) mod tests {
         }
         assert_eq!(c.admit(&checks, 10, now).0, Verdict::Requests(0));
         // A new minute (new keys), a bigger estimate than the room left.
-        let next = [check("k2", 3, 100, Some(50)), check("u2", 0, 0, None)];
+        let next = [check(3, 3, 100, Some(50)), check(4, 0, 0, None)];
         assert_eq!(c.admit(&next, 101, now).0, Verdict::Tokens(0));
         assert_eq!(c.admit(&next, 100, now).0, Verdict::Admitted);
         // Corrections apply to existing counters only.
-        c.add_existing(&[("k2:t".into(), -60), ("gone:t".into(), 5)], now);
+        let gone = check(9, 0, 0, None);
+        c.add_existing(&[(next[0].tokens_key(), -60), (gone.tokens_key(), 5)], now);
         assert_eq!(c.admit(&next, 60, now).0, Verdict::Admitted);
         // The budget: unknown until seeded, then refused once spent.
-        assert_eq!(c.seed("k2:s", 20, SPEND_TTL_SECS, now), 20);
+        let spend = next[0].spend_key().unwrap();
+        assert_eq!(c.seed(spend, 20, SPEND_TTL_SECS, now), 20);
         assert_eq!(
-            c.seed("k2:s", 0, SPEND_TTL_SECS, now),
+            c.seed(spend, 0, SPEND_TTL_SECS, now),
             20,
             "a seed never overwrites"
         );
-        c.add_existing(&[("k2:s".into(), 30)], now);
+        c.add_existing(&[(spend, 30)], now);
+        assert_eq!(
+            spend.redis_key(),
+            format!("gw:sp:k:{}:daily:0", uuid::Uuid::from_u128(3))
+        );
         assert_eq!(c.admit(&next, 0, now).0, Verdict::Budget(0));
         // Expiry: the spent amount is forgotten after its time to live.
         assert_eq!(

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use super::counters::{ScopeCheck, ScopeCount};
+use super::counters::{Owner, ScopeCheck, ScopeCount};
 
 /// A lease is this fraction of what is left in the window.
 pub(crate) const LEASE_DIVISOR: i64 = 8;
@@ -30,7 +30,7 @@ const SWEEP_OVER: usize = 4096;
 /// This replica's unused shares, per scope and window.
 #[derive(Debug, Default)]
 pub(crate) struct Leases {
-    map: Mutex<HashMap<String, Lease>>,
+    map: Mutex<HashMap<Owner, Lease>>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -60,7 +60,7 @@ impl Lease {
 }
 
 impl Leases {
-    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Lease>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Owner, Lease>> {
         self.map
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -73,10 +73,11 @@ impl Leases {
         let mut map = self.map();
         let now = Instant::now();
         let covered = checks.iter().all(|c| {
-            map.get(&c.requests_key).is_some_and(|l| {
-                (c.rpm == 0 || l.requests_left >= 1)
+            map.get(&c.owner).is_some_and(|l| {
+                l.minute == c.minute
+                    && (c.rpm == 0 || l.requests_left >= 1)
                     && (c.tpm == 0 || l.tokens_left >= estimate)
-                    && (c.spend_key.is_none()
+                    && (c.spend_period.is_none()
                         || (now.duration_since(l.spend_read) < SPEND_FRESH
                             && l.spend.is_some_and(|s| s < c.budget_micros)))
             })
@@ -88,7 +89,7 @@ impl Leases {
             checks
                 .iter()
                 .filter_map(|c| {
-                    let l = map.get_mut(&c.requests_key)?;
+                    let l = map.get_mut(&c.owner)?;
                     if c.rpm > 0 {
                         l.requests_left -= 1;
                     }
@@ -118,7 +119,7 @@ impl Leases {
         let now = Instant::now();
         for (c, count) in checks.iter().zip(counts.iter_mut()) {
             let left = map
-                .get(&c.requests_key)
+                .get(&c.owner)
                 .filter(|l| l.minute == minute)
                 .map_or((0, 0), |l| (l.requests_left, l.tokens_left));
             let lease = Lease {
@@ -131,7 +132,7 @@ impl Leases {
                 spend_read: now,
             };
             *count = lease.count();
-            map.insert(c.requests_key.clone(), lease);
+            map.insert(c.owner, lease);
         }
     }
 }
@@ -144,7 +145,7 @@ mod tests {
     #[test]
     fn a_lease_serves_until_spent_and_never_past_its_window() {
         let leases = Leases::default();
-        let checks = [check("k", 100, 10_000, None)];
+        let checks = [check(1, 100, 10_000, None)];
         assert!(leases.take(&checks, 10).is_none(), "nothing leased yet");
         // Redis granted 12 requests and 1,250 tokens (this request's 1 and
         // 10 included); 12 and 1,250 are counted there now.
@@ -167,7 +168,7 @@ mod tests {
         }
         assert!(leases.take(&checks, 10).is_none(), "the lease is spent");
         // A budget needs a fresh spent amount under it.
-        let budgeted = [check("b", 100, 0, Some(50))];
+        let budgeted = [check(2, 100, 0, Some(50))];
         let mut counts = [ScopeCount {
             requests: 10,
             spend: Some(20),

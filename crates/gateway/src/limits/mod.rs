@@ -34,7 +34,8 @@ use std::time::{Duration, Instant};
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
-use self::counters::{CounterError, LocalCounters, ScopeCheck, ScopeCount, Verdict};
+pub(crate) use self::counters::CounterKey;
+use self::counters::{CounterError, LocalCounters, Owner, ScopeCheck, ScopeCount, Verdict};
 use self::lease::Leases;
 use self::policy::{micros_to_usd, usd_to_micros, Limits};
 use self::redis::RedisCounters;
@@ -66,10 +67,10 @@ enum Scope {
 }
 
 impl Scope {
-    fn tag(self) -> &'static str {
+    fn tag(self) -> char {
         match self {
-            Scope::Key => "k",
-            Scope::User => "u",
+            Scope::Key => 'k',
+            Scope::User => 'u',
         }
     }
 
@@ -85,21 +86,26 @@ impl Scope {
 /// admitted in, with its estimate, and the budgets that count its cost.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Charge {
-    tokens_keys: Vec<String>,
+    tokens_keys: Vec<CounterKey>,
     estimate: i64,
-    spend_keys: Vec<String>,
+    spend_keys: Vec<CounterKey>,
 }
 
 impl Charge {
     /// The counter changes for a request that used `tokens` and cost
     /// `cost_usd`.
-    pub(crate) fn settle(&self, tokens: i64, cost_usd: Option<f64>, out: &mut Vec<(String, i64)>) {
+    pub(crate) fn settle(
+        &self,
+        tokens: i64,
+        cost_usd: Option<f64>,
+        out: &mut Vec<(CounterKey, i64)>,
+    ) {
         let delta = tokens - self.estimate;
         if delta != 0 {
-            out.extend(self.tokens_keys.iter().map(|k| (k.clone(), delta)));
+            out.extend(self.tokens_keys.iter().map(|k| (*k, delta)));
         }
         if let Some(micros) = cost_usd.map(usd_to_micros).filter(|m| *m > 0) {
-            out.extend(self.spend_keys.iter().map(|k| (k.clone(), micros)));
+            out.extend(self.spend_keys.iter().map(|k| (*k, micros)));
         }
     }
 
@@ -268,18 +274,19 @@ impl Limiter {
             .iter()
             .map(|(scope, l)| {
                 let id = match scope {
-                    Scope::Key => owner.key_id.to_string(),
-                    Scope::User => owner.user_id.to_string(),
+                    Scope::Key => *owner.key_id.as_uuid(),
+                    Scope::User => *owner.user_id.as_uuid(),
                 };
-                let base = format!("gw:rl:{}:{id}:{minute}", scope.tag());
                 let budget = l.budget.filter(|_| chat);
                 ScopeCheck {
-                    requests_key: format!("{base}:r"),
-                    tokens_key: format!("{base}:t"),
-                    spend_key: budget.map(|b| {
+                    owner: Owner {
+                        tag: scope.tag(),
+                        id,
+                    },
+                    minute,
+                    spend_period: budget.map(|b| {
                         let (start, _) = b.window(now);
-                        let period = b.period.map_or("all", |p| p.as_str());
-                        format!("gw:sp:{}:{id}:{period}:{start}", scope.tag())
+                        (b.period.map_or("all", policy::BudgetPeriod::as_str), start)
                     }),
                     rpm: l.rpm.map_or(0, i64::from),
                     tpm: l.tpm.map_or(0, i64::from),
@@ -308,7 +315,7 @@ impl Limiter {
         // an expiry) are read from the usage rows once and shared.
         if verdict == Verdict::Admitted {
             for (i, check) in checks.iter().enumerate() {
-                let Some(spend_key) = &check.spend_key else {
+                let Some(spend_key) = check.spend_key() else {
                     continue;
                 };
                 if counts[i].spend.is_some() {
@@ -390,10 +397,10 @@ impl Limiter {
             tokens_keys: checks
                 .iter()
                 .filter(|c| c.tpm > 0)
-                .map(|c| c.tokens_key.clone())
+                .map(ScopeCheck::tokens_key)
                 .collect(),
             estimate,
-            spend_keys: checks.iter().filter_map(|c| c.spend_key.clone()).collect(),
+            spend_keys: checks.iter().filter_map(ScopeCheck::spend_key).collect(),
         };
         Ok(Admission {
             headers,
@@ -410,7 +417,7 @@ impl Limiter {
         owner: KeyOwner,
         scope: Scope,
         limits: &Limits,
-        spend_key: &str,
+        spend_key: CounterKey,
         now: i64,
     ) -> Option<i64> {
         let budget = limits.budget?;
@@ -439,7 +446,7 @@ impl Limiter {
     }
 
     /// Apply settled charges (token corrections, costs) to the counters.
-    pub async fn settle(&self, adds: &[(String, i64)]) {
+    pub(crate) async fn settle(&self, adds: &[(CounterKey, i64)]) {
         if adds.is_empty() {
             return;
         }

@@ -12,7 +12,7 @@ use redis::aio::{ConnectionManager, ConnectionManagerConfig};
 use redis::Script;
 use tokio::sync::OnceCell;
 
-use super::counters::{CounterError, ScopeCheck, ScopeCount, Verdict, WINDOW_TTL_SECS};
+use super::counters::{CounterError, CounterKey, ScopeCheck, ScopeCount, Verdict, WINDOW_TTL_SECS};
 use super::lease::{LEASE_DIVISOR, LEASE_MOST};
 
 /// The longest a request waits for Redis before it goes on without it.
@@ -206,11 +206,13 @@ impl RedisCounters {
             .arg(LEASE_DIVISOR)
             .arg(LEASE_MOST);
         for c in checks {
-            inv.key(&c.requests_key)
-                .key(&c.tokens_key)
-                // A scope without a budget never reads its third key.
-                .key(c.spend_key.as_deref().unwrap_or(&c.tokens_key));
-            let budget = if c.spend_key.is_some() {
+            let tokens = c.tokens_key().redis_key();
+            // A scope without a budget never reads its third key.
+            let spend = c
+                .spend_key()
+                .map_or_else(|| tokens.clone(), |k| k.redis_key());
+            inv.key(c.requests_key().redis_key()).key(tokens).key(spend);
+            let budget = if c.spend_period.is_some() {
                 c.budget_micros
             } else {
                 -1
@@ -234,20 +236,28 @@ impl RedisCounters {
         Ok((Verdict::from_code(reply[0]), counts))
     }
 
-    pub(crate) async fn add_existing(&self, adds: &[(String, i64)]) -> Result<(), CounterError> {
+    pub(crate) async fn add_existing(
+        &self,
+        adds: &[(CounterKey, i64)],
+    ) -> Result<(), CounterError> {
         if adds.is_empty() {
             return Ok(());
         }
         let mut inv = self.add_existing.prepare_invoke();
         for (key, delta) in adds {
-            inv.key(key).arg(*delta);
+            inv.key(key.redis_key()).arg(*delta);
         }
         self.run::<i64>(&inv).await.map(drop)
     }
 
-    pub(crate) async fn seed(&self, key: &str, micros: i64, ttl: i64) -> Result<i64, CounterError> {
+    pub(crate) async fn seed(
+        &self,
+        key: CounterKey,
+        micros: i64,
+        ttl: i64,
+    ) -> Result<i64, CounterError> {
         let mut inv = self.seed.prepare_invoke();
-        inv.key(key).arg(micros).arg(ttl.max(1));
+        inv.key(key.redis_key()).arg(micros).arg(ttl.max(1));
         self.run(&inv).await
     }
 }

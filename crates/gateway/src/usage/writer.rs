@@ -19,7 +19,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::prices::PriceBook;
 use super::Message;
-use crate::limits::Limiter;
+use crate::limits::{CounterKey, Limiter};
 use crate::store::ids::ApiKeyId;
 use crate::store::usage::UsageRecord;
 use crate::store::Store;
@@ -46,7 +46,7 @@ struct Batch {
     prices: Arc<PriceBook>,
     /// Counter changes owed by the records taken (token corrections and
     /// costs), applied at the next flush.
-    settlements: Vec<(String, i64)>,
+    settlements: Vec<(CounterKey, i64)>,
     limiter: Arc<Limiter>,
 }
 
