@@ -63,7 +63,29 @@ export type SystemInfo = { version: string, mode: string,
 /**
  * `sqlite` or `postgres`.
  */
-database: string, uptime_secs: number, started_at: string, };
+database: string, uptime_secs: number, started_at: string, 
+/**
+ * Where this replica counts rate limits and budgets.
+ */
+limits: LimitsInfo, };
+
+/**
+ * How this replica counts rate limits and budgets (issue 21).
+ */
+export type LimitsInfo = { 
+/**
+ * `redis` (shared by replicas, `REDIS_URL`) or `process`.
+ */
+counted_in: string, 
+/**
+ * Admissions that asked Redis since start (the others used a lease).
+ */
+redis_round_trips: number, 
+/**
+ * Counter operations that failed since start; the requests went
+ * through unlimited (fail open).
+ */
+failures: number, };
 
 export type LoginBody = { email: string, password: string, };
 

@@ -39,6 +39,21 @@ pub(crate) struct SystemInfo {
     database: &'static str,
     uptime_secs: u64,
     started_at: String,
+    /// Where this replica counts rate limits and budgets.
+    limits: LimitsInfo,
+}
+
+/// How this replica counts rate limits and budgets (issue 21).
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct LimitsInfo {
+    /// `redis` (shared by replicas, `REDIS_URL`) or `process`.
+    counted_in: &'static str,
+    /// Admissions that asked Redis since start (the others used a lease).
+    redis_round_trips: u64,
+    /// Counter operations that failed since start; the requests went
+    /// through unlimited (fail open).
+    failures: u64,
 }
 
 /// Whether every SSO key has a non-empty stored value.
@@ -77,5 +92,14 @@ pub(crate) async fn system(
         database: app.store()?.backend().as_str(),
         uptime_secs: uptime,
         started_at: clock::rfc3339(started),
+        limits: LimitsInfo {
+            counted_in: if app.limiter().is_shared() {
+                "redis"
+            } else {
+                "process"
+            },
+            redis_round_trips: app.limiter().round_trips(),
+            failures: app.limiter().failures(),
+        },
     }))
 }

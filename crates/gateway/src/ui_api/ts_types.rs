@@ -59,6 +59,7 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         // Status and sign-in
         declare::<status::Status>(cfg),
         declare::<status::SystemInfo>(cfg),
+        declare::<status::LimitsInfo>(cfg),
         declare::<login::LoginBody>(cfg),
         declare::<login::SecondFactorBody>(cfg),
         declare::<login::SetupBody>(cfg),

@@ -12,6 +12,7 @@ const INFO = {
   uptime_secs: 3725,
   replicas: [{ id: 'r1', hostname: 'gw-a', version: '1.4.0', last_seen: new Date().toISOString() }],
   pending_restart: ['http_connect_timeout'],
+  limits: { counted_in: 'redis', redis_round_trips: 12, failures: 3 },
 };
 
 let visibility: DocumentVisibilityState = 'visible';
@@ -30,6 +31,8 @@ describe('system page', () => {
     expect(screen.getByText('1 h 02 min')).toBeInTheDocument();
     expect(screen.getByText('http_connect_timeout')).toBeInTheDocument();
     expect(screen.getByText('gw-a')).toBeInTheDocument();
+    expect(screen.getByText('counted in Redis, shared by every replica')).toBeInTheDocument();
+    expect(screen.getByText(/3 counter failures/)).toBeInTheDocument();
     expect(calls).toHaveLength(1);
     await act(() => vi.advanceTimersByTimeAsync(30_000));
     expect(calls).toHaveLength(2);

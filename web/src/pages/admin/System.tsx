@@ -1,5 +1,5 @@
 // Admin: what is running — version and build, mode, database, uptime,
-// replicas, pending restarts. Refreshed every 30 s while visible.
+// where limits are counted, replicas, pending restarts. Refreshed every 30 s while visible.
 
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
@@ -43,6 +43,21 @@ export default function System() {
                     {s.uptime_secs !== undefined ? fmtDuration(s.uptime_secs) : '—'}
                     {s.started_at && <span className="muted"> · since {fmtDateTime(s.started_at)}</span>}
                   </dd>
+                  {s.limits && (
+                    <>
+                      <dt>Rate limits and budgets</dt>
+                      <dd>
+                        {s.limits.counted_in === 'redis' ? 'counted in Redis, shared by every replica' : 'counted in this process (REDIS_URL is not set)'}
+                        {s.limits.counted_in === 'redis' && <span className="muted"> · {s.limits.redis_round_trips} round trips</span>}
+                        {s.limits.failures > 0 && (
+                          <>
+                            {' '}
+                            <Badge tone="warn">{s.limits.failures} counter failures: requests went through unlimited</Badge>
+                          </>
+                        )}
+                      </dd>
+                    </>
+                  )}
                   <dt>Restart pending</dt>
                   <dd>
                     {s.pending_restart && s.pending_restart.length > 0 ? (
