@@ -7,9 +7,44 @@ use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use upstream_sim::SimHandle;
+use upstream_sim::{SimHandle, Vendor};
 
-use crate::common::{client, FullEnv, UiClient};
+use crate::common::{admin_env, client, FullEnv, TestDb, UiClient};
+
+/// A full-mode gateway with the seeded admin in front of `sim`, the
+/// messages and completions vendors' endpoints included.
+pub async fn vendors_env(db: TestDb, sim: &SimHandle) -> FullEnv {
+    let (api, oidc) = (sim.base_url(), sim.oidc_url());
+    let messages = sim.messages_vendor_url();
+    let completions = format!("{}/v1", sim.completions_vendor_url());
+    let mut extra = admin_env();
+    extra.extend([
+        ("UPSTREAM_API_ENDPOINT", api.as_str()),
+        ("UPSTREAM_OIDC_ENDPOINT", oidc.as_str()),
+        ("MESSAGES_VENDOR_BASE_URL", messages.as_str()),
+        ("COMPLETIONS_VENDOR_BASE_URL", completions.as_str()),
+    ]);
+    FullEnv::start(db, &extra).await
+}
+
+/// Connect an account of `provider` with `api_key` (which the simulator's
+/// `vendor` is told to accept) for the user signed in on `ui`; `body`
+/// adds fields (a base URL).
+pub async fn connect_vendor(
+    ui: &UiClient,
+    sim: &SimHandle,
+    vendor: Vendor,
+    provider: &str,
+    api_key: &str,
+    mut body: Value,
+) {
+    sim.add_vendor_api_key(vendor, api_key);
+    body["api_key"] = json!(api_key);
+    let resp = ui
+        .post(&format!("/_ui/api/providers/{provider}/accounts"), body)
+        .await;
+    assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
+}
 
 /// A `/v1` key of the user signed in on `ui`.
 pub async fn v1_key(ui: &UiClient) -> String {

@@ -9,10 +9,8 @@
 use serde_json::{json, Value};
 use upstream_sim::{Scenario, Vendor};
 
-use crate::accounts_support::v1_key;
-use crate::common::{
-    admin_env, chat_body, client, messages_body, start_sim, FullEnv, TestDb, UiClient,
-};
+use crate::accounts_support::{connect_vendor, v1_key, vendors_env};
+use crate::common::{chat_body, client, messages_body, start_sim, FullEnv, TestDb};
 use crate::keys_support::{connect_upstream, user_id};
 
 crate::both_stores!(a_chain_takes_over_before_the_first_byte);
@@ -62,33 +60,18 @@ async fn answered_model(resp: reqwest::Response, stream: bool) -> String {
 
 async fn a_chain_takes_over_before_the_first_byte(db: TestDb) {
     let sim = start_sim().await;
-    let (api, oidc) = (sim.base_url(), sim.oidc_url());
-    let completions = format!("{}/v1", sim.completions_vendor_url());
-    let mut extra = admin_env();
-    extra.extend([
-        ("UPSTREAM_API_ENDPOINT", api.as_str()),
-        ("UPSTREAM_OIDC_ENDPOINT", oidc.as_str()),
-        ("COMPLETIONS_VENDOR_BASE_URL", completions.as_str()),
-    ]);
-    let env = FullEnv::start(db, &extra).await;
-    let admin: UiClient = env.ui();
-    admin
-        .login_totp(
-            crate::common::ADMIN_EMAIL,
-            crate::common::ADMIN_PASSWORD,
-            crate::common::ADMIN_TOTP,
-            0,
-        )
-        .await;
+    let env = vendors_env(db, &sim).await;
+    let admin = env.admin().await;
     connect_upstream(&admin).await;
-    sim.add_vendor_api_key(Vendor::Completions, "sk-admin-openai");
-    let resp = admin
-        .post(
-            "/_ui/api/providers/completions_vendor/accounts",
-            json!({"api_key": "sk-admin-openai"}),
-        )
-        .await;
-    assert_eq!(resp.status(), 201);
+    connect_vendor(
+        &admin,
+        &sim,
+        Vendor::Completions,
+        "completions_vendor",
+        "sk-admin-openai",
+        json!({}),
+    )
+    .await;
     let key = v1_key(&admin).await;
 
     let chains = json!({"chains": [{

@@ -11,26 +11,12 @@
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
-use upstream_sim::{SimHandle, Vendor};
+use upstream_sim::Vendor;
 
-use crate::accounts_support::{chat, error_type, v1_key};
-use crate::common::{admin_env, client, start_sim, FullEnv, TestDb, UiClient};
+use crate::accounts_support::{chat, connect_vendor, error_type, v1_key, vendors_env};
+use crate::common::{client, start_sim, TestDb, UiClient};
 use crate::keys_support::connect_upstream;
 use crate::relay_support::vendor_chats;
-
-async fn start(db: TestDb, sim: &SimHandle) -> FullEnv {
-    let (api, oidc) = (sim.base_url(), sim.oidc_url());
-    let messages = sim.messages_vendor_url();
-    let completions = format!("{}/v1", sim.completions_vendor_url());
-    let mut extra = admin_env();
-    extra.extend([
-        ("UPSTREAM_API_ENDPOINT", api.as_str()),
-        ("UPSTREAM_OIDC_ENDPOINT", oidc.as_str()),
-        ("MESSAGES_VENDOR_BASE_URL", messages.as_str()),
-        ("COMPLETIONS_VENDOR_BASE_URL", completions.as_str()),
-    ]);
-    FullEnv::start(db, &extra).await
-}
 
 async fn json_of(resp: reqwest::Response) -> Value {
     let status = resp.status();
@@ -112,7 +98,7 @@ async fn ui_model_ids(ui: &UiClient) -> Vec<String> {
 
 async fn admins_curate_the_model_list(db: TestDb) {
     let sim = start_sim().await;
-    let env = start(db, &sim).await;
+    let env = vendors_env(db, &sim).await;
     let admin = env.admin().await;
     let key = v1_key(&admin).await;
 
@@ -159,22 +145,25 @@ async fn admins_curate_the_model_list(db: TestDb) {
         )
         .await;
     assert_eq!(resp.status(), 200);
-    sim.add_vendor_api_key(Vendor::Custom, "sk-admin-custom");
-    let resp = admin
-        .post(
-            "/_ui/api/providers/custom/accounts",
-            json!({"api_key": "sk-admin-custom", "base_url": sim.custom_url()}),
-        )
-        .await;
-    assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
-    sim.add_vendor_api_key(Vendor::Messages, "sk-admin-messages");
-    let resp = admin
-        .post(
-            "/_ui/api/providers/messages_vendor/accounts",
-            json!({"api_key": "sk-admin-messages"}),
-        )
-        .await;
-    assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
+    let custom = json!({"base_url": sim.custom_url()});
+    connect_vendor(
+        &admin,
+        &sim,
+        Vendor::Custom,
+        "custom",
+        "sk-admin-custom",
+        custom,
+    )
+    .await;
+    connect_vendor(
+        &admin,
+        &sim,
+        Vendor::Messages,
+        "messages_vendor",
+        "sk-admin-messages",
+        json!({}),
+    )
+    .await;
 
     // Populate: the listings the admin reaches, the static lists elsewhere.
     let first = populate(&admin, json!({})).await;
@@ -541,18 +530,19 @@ async fn admins_curate_the_model_list(db: TestDb) {
 /// change on; a model without a price costs nothing and says so (`null`).
 async fn usage_is_costed_at_the_registry_s_prices(db: TestDb) {
     let sim = start_sim().await;
-    let env = start(db, &sim).await;
+    let env = vendors_env(db, &sim).await;
     let admin = env.admin().await;
     let key = v1_key(&admin).await;
     let me = crate::keys_support::user_id(&admin).await;
-    sim.add_vendor_api_key(Vendor::Completions, "sk-admin-openai");
-    let resp = admin
-        .post(
-            "/_ui/api/providers/completions_vendor/accounts",
-            json!({"api_key": "sk-admin-openai"}),
-        )
-        .await;
-    assert_eq!(resp.status(), 201, "{:?}", resp.text().await);
+    connect_vendor(
+        &admin,
+        &sim,
+        Vendor::Completions,
+        "completions_vendor",
+        "sk-admin-openai",
+        json!({}),
+    )
+    .await;
     let gpt4o = entry(&admin, "completions_vendor", "gpt-4o").await;
     assert_eq!(
         gpt4o["input_price_per_mtok"], 2.5,
@@ -643,7 +633,7 @@ async fn two_replicas_see_a_toggle_within_a_second() {
         return;
     };
     let sim = start_sim().await;
-    let env = start(db, &sim).await;
+    let env = vendors_env(db, &sim).await;
     let two = env.replica().await;
     let admin = env.admin().await;
     let key = v1_key(&admin).await;
