@@ -105,25 +105,21 @@ impl Leases {
     /// Keep what a round trip granted (this request's share taken), adding
     /// to what was left of the same window; `counts` become the counts as
     /// this replica sees them.
-    pub(crate) fn put(
-        &self,
-        checks: &[ScopeCheck],
-        counts: &mut [ScopeCount],
-        estimate: i64,
-        minute: i64,
-    ) {
+    pub(crate) fn put(&self, checks: &[ScopeCheck], counts: &mut [ScopeCount], estimate: i64) {
         let mut map = self.map();
-        if map.len() > SWEEP_OVER {
-            map.retain(|_, l| l.minute >= minute);
+        if let Some(minute) = checks.first().map(|c| c.minute) {
+            if map.len() > SWEEP_OVER {
+                map.retain(|_, l| l.minute >= minute);
+            }
         }
         let now = Instant::now();
         for (c, count) in checks.iter().zip(counts.iter_mut()) {
             let left = map
                 .get(&c.owner)
-                .filter(|l| l.minute == minute)
+                .filter(|l| l.minute == c.minute)
                 .map_or((0, 0), |l| (l.requests_left, l.tokens_left));
             let lease = Lease {
-                minute,
+                minute: c.minute,
                 requests_left: left.0 + (count.granted_requests - 1).max(0),
                 tokens_left: left.1 + (count.granted_tokens - estimate).max(0),
                 requests_seen: count.requests,
@@ -156,7 +152,7 @@ mod tests {
             granted_tokens: 1250,
             ..ScopeCount::default()
         }];
-        leases.put(&checks, &mut counts, 10, 7);
+        leases.put(&checks, &mut counts, 10);
         assert_eq!(
             (counts[0].requests, counts[0].tokens),
             (1, 10),
@@ -175,7 +171,7 @@ mod tests {
             granted_requests: 10,
             ..ScopeCount::default()
         }];
-        leases.put(&budgeted, &mut counts, 0, 7);
+        leases.put(&budgeted, &mut counts, 0);
         assert!(leases.take(&budgeted, 0).is_some());
         let mut counts = [ScopeCount {
             requests: 11,
@@ -183,7 +179,7 @@ mod tests {
             granted_requests: 1,
             ..ScopeCount::default()
         }];
-        leases.put(&budgeted, &mut counts, 0, 7);
+        leases.put(&budgeted, &mut counts, 0);
         assert!(leases.take(&budgeted, 0).is_none(), "spent: ask Redis");
     }
 }

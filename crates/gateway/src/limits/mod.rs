@@ -334,64 +334,11 @@ impl Limiter {
         if let (Backend::Redis(_, leases), Verdict::Admitted, false) =
             (&self.backend, verdict, leased)
         {
-            leases.put(&checks, &mut counts, estimate, minute);
+            leases.put(&checks, &mut counts, estimate);
         }
         let headers = rate_headers(&checks, &counts, reset_secs);
-        let refused = |error| Err(Refusal { error, headers });
-        match verdict {
-            Verdict::Admitted => {}
-            Verdict::Budget(i) => {
-                let (scope, l) = scopes[i];
-                let budget = l.budget.unwrap_or(policy::Budget {
-                    usd: 0.0,
-                    period: None,
-                });
-                let when = match budget.window(now).1 {
-                    Some(end) => format!("it resets at {}", rfc3339(end)),
-                    None => "it has no period and does not reset".to_owned(),
-                };
-                let spent = micros_to_usd(counts[i].spend.unwrap_or(0));
-                let period = budget.period.map_or("", |p| match p {
-                    policy::BudgetPeriod::Daily => " per day",
-                    policy::BudgetPeriod::Weekly => " per week",
-                    policy::BudgetPeriod::Monthly => " per month",
-                });
-                return refused(GatewayError::BudgetExceeded(format!(
-                    "the budget of {} is spent ({spent:.2} of {:.2} USD{period}); {when}",
-                    scope.named(),
-                    budget.usd
-                )));
-            }
-            Verdict::Requests(i) => {
-                let (scope, l) = scopes[i];
-                return refused(GatewayError::RateLimited {
-                    message: format!(
-                        "rate limit of {} reached: {} requests per minute; try again in {reset_secs} s",
-                        scope.named(),
-                        l.rpm.unwrap_or(0)
-                    ),
-                    retry_after: u64::try_from(reset_secs).unwrap_or(60),
-                });
-            }
-            Verdict::Tokens(i) => {
-                let (scope, l) = scopes[i];
-                let tpm = l.tpm.unwrap_or(0);
-                let message = if estimate > i64::from(tpm) {
-                    format!(
-                        "this request (about {estimate} input tokens) is larger than the token rate limit of {}: {tpm} tokens per minute",
-                        scope.named()
-                    )
-                } else {
-                    format!(
-                        "token rate limit of {} reached: {tpm} tokens per minute; try again in {reset_secs} s",
-                        scope.named()
-                    )
-                };
-                return refused(GatewayError::RateLimited {
-                    message,
-                    retry_after: u64::try_from(reset_secs).unwrap_or(60),
-                });
-            }
+        if let Some(error) = refusal(verdict, &scopes, &counts, estimate, now, reset_secs) {
+            return Err(Refusal { error, headers });
         }
         let charge = Charge {
             tokens_keys: checks
@@ -459,6 +406,74 @@ impl Limiter {
             }
         }
     }
+}
+
+/// The error of a refused admission (`None` when admitted): which limit of
+/// which scope, and when it frees up.
+fn refusal(
+    verdict: Verdict,
+    scopes: &[(Scope, &Limits)],
+    counts: &[ScopeCount],
+    estimate: i64,
+    now: i64,
+    reset_secs: i64,
+) -> Option<GatewayError> {
+    let retry_after = u64::try_from(reset_secs).unwrap_or(60);
+    Some(match verdict {
+        Verdict::Admitted => return None,
+        Verdict::Budget(i) => {
+            let (scope, l) = scopes[i];
+            let budget = l.budget.unwrap_or(policy::Budget {
+                usd: 0.0,
+                period: None,
+            });
+            let when = match budget.window(now).1 {
+                Some(end) => format!("it resets at {}", rfc3339(end)),
+                None => "it has no period and does not reset".to_owned(),
+            };
+            let spent = micros_to_usd(counts[i].spend.unwrap_or(0));
+            let period = budget.period.map_or("", |p| match p {
+                policy::BudgetPeriod::Daily => " per day",
+                policy::BudgetPeriod::Weekly => " per week",
+                policy::BudgetPeriod::Monthly => " per month",
+            });
+            GatewayError::BudgetExceeded(format!(
+                "the budget of {} is spent ({spent:.2} of {:.2} USD{period}); {when}",
+                scope.named(),
+                budget.usd
+            ))
+        }
+        Verdict::Requests(i) => {
+            let (scope, l) = scopes[i];
+            GatewayError::RateLimited {
+                message: format!(
+                    "rate limit of {} reached: {} requests per minute; try again in {reset_secs} s",
+                    scope.named(),
+                    l.rpm.unwrap_or(0)
+                ),
+                retry_after,
+            }
+        }
+        Verdict::Tokens(i) => {
+            let (scope, l) = scopes[i];
+            let tpm = l.tpm.unwrap_or(0);
+            let message = if estimate > i64::from(tpm) {
+                format!(
+                    "this request (about {estimate} input tokens) is larger than the token rate limit of {}: {tpm} tokens per minute",
+                    scope.named()
+                )
+            } else {
+                format!(
+                    "token rate limit of {} reached: {tpm} tokens per minute; try again in {reset_secs} s",
+                    scope.named()
+                )
+            };
+            GatewayError::RateLimited {
+                message,
+                retry_after,
+            }
+        }
+    })
 }
 
 /// The headers of the tightest rate-limited scope: the fewest requests

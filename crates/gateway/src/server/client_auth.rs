@@ -65,6 +65,7 @@ pub(crate) async fn require_user_key(
     let owner = key.owner;
     let chat = is_chat_path(request.uri().path());
     let ticket = app.usage_sink().open(owner, chat);
+    let limited = key.limits.is_some();
     if let Some(limits) = key.limits {
         if !chat {
             // Other /v1 calls count as requests; a chat call is admitted
@@ -91,8 +92,12 @@ pub(crate) async fn require_user_key(
     let span = tracing::info_span!("caller", user_id = %owner.user_id, key_id = %owner.key_id);
     let mut response = tracing::Instrument::instrument(next.run(request), span).await;
     ticket.respond(response.status().as_u16());
-    if let Some(h) = ticket.rate_headers() {
-        h.apply(response.headers_mut());
+    // Only a limited key's answers carry rate-limit headers (and only its
+    // requests take the ticket's lock for them).
+    if limited {
+        if let Some(h) = ticket.rate_headers() {
+            h.apply(response.headers_mut());
+        }
     }
     Ok(response)
 }

@@ -320,6 +320,29 @@ impl<'a> Usage<'a> {
         Ok(spent.unwrap_or(0.0))
     }
 
+    /// USD spent by each of `user`'s keys in requests started at or after
+    /// `since`: one grouped query for a whole key list.
+    pub async fn spent_by_key_since(
+        &self,
+        user: UserId,
+        since: i64,
+    ) -> Result<Vec<(ApiKeyId, f64)>, StoreError> {
+        let rows: Vec<(Option<ApiKeyId>, Option<f64>)> = with_pool!(self.store, p => {
+            sqlx::query_as(
+                "SELECT key_id, SUM(cost_usd) FROM usage_events \
+                 WHERE user_id = $1 AND created_at >= $2 AND key_id IS NOT NULL GROUP BY key_id",
+            )
+            .bind(user)
+            .bind(since)
+            .fetch_all(p)
+            .await?
+        });
+        Ok(rows
+            .into_iter()
+            .filter_map(|(key, spent)| Some((key?, spent.unwrap_or(0.0))))
+            .collect())
+    }
+
     /// Every recorded row of `user`, oldest first (tests and exports).
     pub async fn records_of(&self, user: UserId) -> Result<Vec<UsageRecord>, StoreError> {
         #[derive(sqlx::FromRow)]

@@ -25,6 +25,8 @@
 //! `spend_usd` (in its budget's current period; without a periodic budget,
 //! since it was created) and `budget_resets_at`.
 
+use std::collections::HashMap;
+
 use axum::extract::{Path, State};
 use axum::Json;
 use serde::{Deserialize, Serialize};
@@ -36,10 +38,11 @@ use super::reply::{Done, DONE};
 use crate::auth::keys;
 use crate::error::GatewayError;
 use crate::limits;
+use crate::limits::policy::Limits;
 use crate::state::AppState;
 use crate::store::api_keys::{ApiKeyRecord, KeyChange, LimitColumns, NewApiKey};
 use crate::store::clock::rfc3339;
-use crate::store::ids::ApiKeyId;
+use crate::store::ids::{ApiKeyId, UserId};
 use crate::store::Store;
 
 /// Longest label, in characters.
@@ -168,29 +171,51 @@ pub(crate) struct KeyView {
 }
 
 impl KeyView {
-    /// The view of `k`, with what it spent read from the usage rows.
-    async fn read(store: &Store, k: &ApiKeyRecord) -> Result<Self, GatewayError> {
+    /// The views of `records` (keys of `user`), each with what it spent in
+    /// its budget's current period, else since it was created (no usage row
+    /// predates its key): one grouped query per distinct period start, so
+    /// at most four (all time, this day, week and month) for any number of
+    /// keys.
+    async fn read_all(
+        store: &Store,
+        user: UserId,
+        records: &[ApiKeyRecord],
+    ) -> Result<Vec<Self>, GatewayError> {
         let now = limits::clock::now();
-        let window = crate::limits::policy::Limits::of(&k.limits)
-            .budget
-            .map(|b| b.window(now));
-        let since = window.map_or(k.created_at, |(start, _)| start.max(k.created_at));
-        let spend_usd = store
-            .usage()
-            .spent_since(k.user_id, Some(k.id), since)
-            .await?;
-        Ok(KeyView {
-            id: k.id,
-            key_prefix: k.key_prefix.clone(),
-            label: k.label.clone(),
-            last_used: k.last_used_at.map(rfc3339),
-            created_at: rfc3339(k.created_at),
-            expires_at: k.expires_at.map(rfc3339),
-            allowed_models: k.allowed_models.clone(),
-            limits: LimitView::from(&k.limits),
-            spend_usd,
-            budget_resets_at: window.and_then(|(_, end)| end).map(rfc3339),
-        })
+        let windows: Vec<Option<(i64, Option<i64>)>> = records
+            .iter()
+            .map(|k| Limits::of(&k.limits).budget.map(|b| b.window(now)))
+            .collect();
+        let mut spent: HashMap<i64, HashMap<ApiKeyId, f64>> = HashMap::new();
+        for since in windows.iter().map(|w| w.map_or(0, |(start, _)| start)) {
+            if let std::collections::hash_map::Entry::Vacant(slot) = spent.entry(since) {
+                let by_key = store.usage().spent_by_key_since(user, since).await?;
+                slot.insert(by_key.into_iter().collect());
+            }
+        }
+        Ok(records
+            .iter()
+            .zip(windows)
+            .map(|(k, window)| {
+                let since = window.map_or(0, |(start, _)| start);
+                KeyView {
+                    id: k.id,
+                    key_prefix: k.key_prefix.clone(),
+                    label: k.label.clone(),
+                    last_used: k.last_used_at.map(rfc3339),
+                    created_at: rfc3339(k.created_at),
+                    expires_at: k.expires_at.map(rfc3339),
+                    allowed_models: k.allowed_models.clone(),
+                    limits: LimitView::from(&k.limits),
+                    spend_usd: spent
+                        .get(&since)
+                        .and_then(|by_key| by_key.get(&k.id))
+                        .copied()
+                        .unwrap_or(0.0),
+                    budget_resets_at: window.and_then(|(_, end)| end).map(rfc3339),
+                }
+            })
+            .collect())
     }
 }
 
@@ -225,10 +250,7 @@ pub(crate) async fn list(
 ) -> Result<Json<KeyList>, GatewayError> {
     let store = app.store()?;
     let records = store.api_keys().list_for_user(who.user.id).await?;
-    let mut keys = Vec::with_capacity(records.len());
-    for k in &records {
-        keys.push(KeyView::read(store, k).await?);
-    }
+    let keys = KeyView::read_all(store, who.user.id, &records).await?;
     Ok(Json(KeyList {
         count: keys.len(),
         keys,
@@ -315,7 +337,8 @@ pub(crate) async fn update(
     // Other replicas hear of it from the store's announcement (PostgreSQL).
     app.key_cache().invalidate_hex(&hash).await;
     tracing::info!(user_id = %who.user.id, key_id = %id, "API key changed");
-    Ok(Json(KeyView::read(store, &record).await?))
+    let mut view = KeyView::read_all(store, who.user.id, std::slice::from_ref(&record)).await?;
+    Ok(Json(view.remove(0)))
 }
 
 /// `DELETE /_ui/api/keys/{id}`.

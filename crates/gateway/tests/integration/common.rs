@@ -893,3 +893,22 @@ impl UiClient {
         (secret, codes)
     }
 }
+
+/// The ids `/v1/models` lists for `key`.
+pub async fn v1_model_ids(base: &str, key: &str) -> Vec<String> {
+    let listed: serde_json::Value = client()
+        .get(format!("{base}/v1/models"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    listed["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap().to_owned())
+        .collect()
+}

@@ -14,7 +14,7 @@ use serde_json::{json, Value};
 use upstream_sim::Vendor;
 
 use crate::accounts_support::{chat, connect_vendor, error_type, v1_key, vendors_env};
-use crate::common::{client, start_sim, TestDb, UiClient};
+use crate::common::{client, start_sim, v1_model_ids, TestDb, UiClient};
 use crate::keys_support::connect_upstream;
 use crate::relay_support::vendor_chats;
 
@@ -23,16 +23,6 @@ async fn json_of(resp: reqwest::Response) -> Value {
     let text = resp.text().await.unwrap();
     assert!(status.is_success(), "{status}: {text}");
     serde_json::from_str(&text).unwrap()
-}
-
-async fn patch(ui: &UiClient, path: &str, body: Value) -> reqwest::Response {
-    ui.http
-        .patch(format!("{}{path}", ui.base))
-        .header("x-csrf-token", ui.csrf().unwrap())
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
 }
 
 /// The registry entries (of `provider` when given).
@@ -65,25 +55,6 @@ async fn populate(ui: &UiClient, body: Value) -> Vec<Value> {
 
 fn outcome<'a>(all: &'a [Value], provider: &str) -> &'a Value {
     all.iter().find(|o| o["provider"] == provider).unwrap()
-}
-
-/// The ids `/v1/models` lists for `key`.
-async fn v1_model_ids(base: &str, key: &str) -> Vec<String> {
-    let listed: Value = client()
-        .get(format!("{base}/v1/models"))
-        .bearer_auth(key)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    listed["data"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["id"].as_str().unwrap().to_owned())
-        .collect()
 }
 
 /// The ids `GET /_ui/api/models` lists for the user of `ui`.
@@ -246,7 +217,7 @@ async fn admins_curate_the_model_list(db: TestDb) {
         .contains(&"custom/llama3.1:8b".to_owned()));
     let llama = entry(&admin, "custom", "llama3.1:8b").await;
     let llama_path = format!("/_ui/api/models/registry/{}", llama["id"].as_str().unwrap());
-    let changed = json_of(patch(&admin, &llama_path, json!({"enabled": false})).await).await;
+    let changed = json_of(admin.patch(&llama_path, json!({"enabled": false})).await).await;
     assert_eq!(changed["enabled"], false);
     let before = vendor_chats(&sim, Vendor::Custom).len();
     let (status, kind, message) = error_type(chat(&env, &key, "custom/llama3.1:8b").await).await;
@@ -283,7 +254,7 @@ async fn admins_curate_the_model_list(db: TestDb) {
         entry(&admin, "custom", "llama3.1:8b").await["enabled"],
         false
     );
-    json_of(patch(&admin, &llama_path, json!({"enabled": true})).await).await;
+    json_of(admin.patch(&llama_path, json!({"enabled": true})).await).await;
     assert_eq!(chat(&env, &key, "custom/llama3.1:8b").await.status(), 200);
     assert!(ui_model_ids(&admin)
         .await
@@ -291,10 +262,7 @@ async fn admins_curate_the_model_list(db: TestDb) {
 
     // Names, prices and their validation.
     let renamed = json_of(
-        patch(
-            &admin,
-            &llama_path,
-            json!({"display_name": "Llama (lab)", "input_price_per_mtok": 0.5, "output_price_per_mtok": null}),
+        admin.patch(&llama_path, json!({"display_name": "Llama (lab)", "input_price_per_mtok": 0.5, "output_price_per_mtok": null}),
         )
         .await,
     )
@@ -312,16 +280,18 @@ async fn admins_curate_the_model_list(db: TestDb) {
         .clone();
     assert_eq!(shown["display_name"], "Llama (lab)");
     assert_eq!(shown["provider"], "custom");
-    let resp = patch(&admin, &llama_path, json!({"input_price_per_mtok": -1})).await;
+    let resp = admin
+        .patch(&llama_path, json!({"input_price_per_mtok": -1}))
+        .await;
     assert_eq!(error_type(resp).await.1, "validation_error");
-    let resp = patch(&admin, &llama_path, json!({"colour": "red"})).await;
+    let resp = admin.patch(&llama_path, json!({"colour": "red"})).await;
     assert_eq!(resp.status(), 400);
-    let resp = patch(
-        &admin,
-        "/_ui/api/models/registry/not-an-id",
-        json!({"enabled": false}),
-    )
-    .await;
+    let resp = admin
+        .patch(
+            "/_ui/api/models/registry/not-an-id",
+            json!({"enabled": false}),
+        )
+        .await;
     assert_eq!(resp.status(), 404);
 
     // primary: an alias of a disabled model is refused as well (named
@@ -335,7 +305,7 @@ async fn admins_curate_the_model_list(db: TestDb) {
         "/_ui/api/models/registry/{}",
         primary_sonnet["id"].as_str().unwrap()
     );
-    json_of(patch(&admin, &sonnet_path, json!({"enabled": false})).await).await;
+    json_of(admin.patch(&sonnet_path, json!({"enabled": false})).await).await;
     for name in [
         "primary/claude-sonnet-4.5",
         "primary/claude-sonnet-4-5",
@@ -347,7 +317,7 @@ async fn admins_curate_the_model_list(db: TestDb) {
     assert!(!v1_model_ids(&env.gateway.base, &key)
         .await
         .contains(&"claude-sonnet-4.5".to_owned()));
-    json_of(patch(&admin, &sonnet_path, json!({"enabled": true})).await).await;
+    json_of(admin.patch(&sonnet_path, json!({"enabled": true})).await).await;
     assert_eq!(
         chat(&env, &key, "primary/claude-sonnet-4-5").await.status(),
         200
@@ -488,7 +458,7 @@ async fn admins_curate_the_model_list(db: TestDb) {
     let entry_path = format!("/_ui/api/models/registry/{id}");
     let refusals = [
         bob.get("/_ui/api/models/registry").await,
-        patch(&bob, &entry_path, json!({"enabled": false})).await,
+        bob.patch(&entry_path, json!({"enabled": false})).await,
         bob.delete(&entry_path).await,
         bob.post("/_ui/api/models/registry/populate", json!({}))
             .await,
@@ -553,12 +523,12 @@ async fn usage_is_costed_at_the_registry_s_prices(db: TestDb) {
     assert_eq!(chat(&env, &key, "gpt-4o").await.status(), 200);
     let path = format!("/_ui/api/models/registry/{}", gpt4o["id"].as_str().unwrap());
     let changed = json_of(
-        patch(
-            &admin,
-            &path,
-            json!({"input_price_per_mtok": 1000, "output_price_per_mtok": 2000}),
-        )
-        .await,
+        admin
+            .patch(
+                &path,
+                json!({"input_price_per_mtok": 1000, "output_price_per_mtok": 2000}),
+            )
+            .await,
     )
     .await;
     assert_eq!(changed["input_price_per_mtok"], 1000.0);
@@ -644,7 +614,7 @@ async fn two_replicas_see_a_toggle_within_a_second() {
 
     let haiku = entry(&admin, "primary", "claude-haiku-4.5").await;
     let path = format!("/_ui/api/models/registry/{}", haiku["id"].as_str().unwrap());
-    json_of(patch(&admin, &path, json!({"enabled": false})).await).await;
+    json_of(admin.patch(&path, json!({"enabled": false})).await).await;
     let after = hidden_after(&two.base, &key, "claude-haiku-4.5").await;
     assert!(
         after.is_some_and(|d| d < Duration::from_secs(1)),
