@@ -1,20 +1,25 @@
 //! A played response body: the [`Step`]s of an answer (bytes, pauses, a cut
 //! connection), how an answer's frames are paced into steps ([`pace`]), and
 //! [`EventStream`], the body that plays them and tells the stream counters
-//! whether the client stayed to the end. Every simulated service streams
-//! through it, whatever its framing.
+//! whether the client stayed to the end, and a JSON answer played so
+//! (`json_body`). Every simulated service streams through it, whatever its
+//! framing.
 
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
+use axum::body::Body;
+use axum::http::{header, HeaderValue};
+use axum::response::Response;
 use bytes::Bytes;
 use futures::Stream;
 use tokio::time::Sleep;
 
-use crate::stats::{Outcome, StreamGuard};
+use crate::stats::{Outcome, StreamCounters, StreamGuard};
 
 /// Pause before cutting a connection, so the bytes before the cut are flushed.
 const FLUSH_BEFORE_ABORT: Duration = Duration::from_millis(20);
@@ -68,6 +73,17 @@ pub(crate) fn pace(buf: Bytes, ends: &[usize], pacing: Pacing) -> VecDeque<Step>
 pub(crate) fn cut(steps: &mut VecDeque<Step>) {
     steps.push_back(Step::Sleep(FLUSH_BEFORE_ABORT));
     steps.push_back(Step::Abort);
+}
+
+/// A 200 JSON response whose body plays `steps` (not counted as a stream).
+pub(crate) fn json_body(steps: VecDeque<Step>) -> Response {
+    let guard = StreamGuard::start(Arc::new(StreamCounters::default()));
+    let mut res = Response::new(Body::from_stream(EventStream::new(steps, guard)));
+    res.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    res
 }
 
 /// A response body that plays steps and reports how it ended.

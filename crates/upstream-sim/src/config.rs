@@ -1,10 +1,12 @@
 //! Configuration of a simulator instance: where it listens, how strict the API
-//! side is, how the SSO OIDC side behaves, and the vendor simulators
-//! ([`VendorsConfig`], defined with them). Everything has a default that
+//! side is, how the SSO OIDC side behaves, the vendor simulators
+//! ([`VendorsConfig`], defined with them) and the guardrail service
+//! ([`GuardrailConfig`]). Everything has a default that
 //! suits tests (`SimConfig::default()`); the binary maps its flags onto it.
 
 use std::net::{IpAddr, Ipv4Addr};
 
+pub use crate::guardrail::config::GuardrailConfig;
 pub use crate::oidc::config::OidcConfig;
 use crate::primary::models::{default_models, ModelInfo};
 use crate::primary::scenario::Scenario;
@@ -36,6 +38,8 @@ pub struct SimConfig {
     pub oidc: OidcConfig,
     /// The vendor simulators (credentials, token lifetimes, OAuth, default scenario).
     pub vendors: VendorsConfig,
+    /// The guardrail service (accepted access keys, blocked messages).
+    pub guardrail: GuardrailConfig,
 }
 
 impl Default for SimConfig {
@@ -52,6 +56,7 @@ impl Default for SimConfig {
             record_limit: 10_000,
             oidc: OidcConfig::default(),
             vendors: VendorsConfig::default(),
+            guardrail: GuardrailConfig::default(),
         }
     }
 }

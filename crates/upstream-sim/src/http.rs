@@ -1,6 +1,7 @@
 //! Small HTTP helpers every simulated service uses: reading credentials and
 //! values from headers, setting headers, `application/x-www-form-urlencoded`
-//! decoding, and clock values in the services' shapes (Unix seconds, RFC 3339).
+//! decoding, and clock values in the services' shapes (Unix seconds, RFC 3339,
+//! SigV4's `x-amz-date`).
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -86,15 +87,62 @@ pub(crate) fn unix_now() -> u64 {
 
 /// `YYYY-MM-DDTHH:MM:SSZ` of a Unix time (UTC).
 pub(crate) fn rfc3339(unix: u64) -> String {
-    let days = unix / 86_400;
+    let [y, m, d, hh, mm, ss] = civil(unix);
+    format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
+}
+
+/// `YYYYMMDDTHHMMSSZ` of a Unix time (UTC): SigV4's `x-amz-date`.
+pub(crate) fn amz_date(unix: u64) -> String {
+    let [y, m, d, hh, mm, ss] = civil(unix);
+    format!("{y:04}{m:02}{d:02}T{hh:02}{mm:02}{ss:02}Z")
+}
+
+/// The Unix time of a `YYYYMMDDTHHMMSSZ` (UTC); `None` when malformed or
+/// before 1970.
+pub(crate) fn parse_amz_date(s: &str) -> Option<u64> {
+    let b = s.as_bytes();
+    if b.len() != 16 || b[8] != b'T' || b[15] != b'Z' {
+        return None;
+    }
+    let n = |range: std::ops::Range<usize>| -> Option<u64> {
+        let digits = s.get(range)?;
+        if !digits.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse().ok()
+    };
+    let (y, m, d) = (n(0..4)?, n(4..6)?, n(6..8)?);
+    let (hh, mm, ss) = (n(9..11)?, n(11..13)?, n(13..15)?);
+    let days_in_month = match m {
+        2 if y % 4 == 0 && (y % 100 != 0 || y % 400 == 0) => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        1..=12 => 31,
+        _ => return None,
+    };
+    if y < 1970 || !(1..=days_in_month).contains(&d) || hh > 23 || mm > 59 || ss > 59 {
+        return None;
+    }
+    Some(days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss)
+}
+
+/// Year, month, day, hour, minute, second of a Unix time (UTC).
+fn civil(unix: u64) -> [u64; 6] {
     let secs = unix % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        secs / 3600,
-        secs % 3600 / 60,
-        secs % 60
-    )
+    let (y, m, d) = civil_from_days(unix / 86_400);
+    [y, m, d, secs / 3600, secs % 3600 / 60, secs % 60]
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (from 1970 on).
+fn days_from_civil(y: u64, m: u64, d: u64) -> u64 {
+    // The inverse of `civil_from_days`: years start on March 1st.
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y / 400;
+    let yoe = y % 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
 }
 
 /// Proleptic Gregorian date of a day count since 1970-01-01 (days >= 0).
@@ -150,6 +198,28 @@ mod tests {
         assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(rfc3339(1_759_104_000), "2025-09-29T00:00:00Z");
         assert_eq!(rfc3339(1_704_067_199), "2023-12-31T23:59:59Z");
+    }
+
+    #[test]
+    fn amz_dates_both_ways() {
+        assert_eq!(amz_date(1_440_938_160), "20150830T123600Z");
+        assert_eq!(parse_amz_date("20150830T123600Z"), Some(1_440_938_160));
+        assert_eq!(parse_amz_date("20000229T000000Z"), Some(951_782_400));
+        assert_eq!(parse_amz_date("19700101T000000Z"), Some(0));
+        for unix in [0, 951_782_400, 1_704_067_199, 1_759_104_000, 4_102_444_800] {
+            assert_eq!(parse_amz_date(&amz_date(unix)), Some(unix));
+        }
+        for bad in [
+            "20150830T123600",
+            "2015-08-30T12:36:00Z",
+            "20150230T123600Z",
+            "20150830T243600Z",
+            "20150830T12360aZ",
+            "19691231T235959Z",
+            "2015083OT123600Z",
+        ] {
+            assert_eq!(parse_amz_date(bad), None, "{bad}");
+        }
     }
 
     #[test]

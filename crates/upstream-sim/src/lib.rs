@@ -86,6 +86,21 @@
 //! [`SimConfig::accept_any_token`] also makes the vendors accept any
 //! non-empty credential (their required headers are still checked).
 //!
+//! # Guardrail
+//!
+//! [`guardrail`] simulates the AWS Bedrock `ApplyGuardrail` API under
+//! `{base}/guardrail-service` ([`SimHandle::guardrail_url`], the gateway's
+//! `GUARDRAIL_ENDPOINT`): `POST /guardrail/{id}/version/{version}/apply`,
+//! the id plain or a percent-encoded ARN. It verifies each call's SigV4
+//! signature itself (service `bedrock`, the keys of [`GuardrailConfig`],
+//! default [`DEFAULT_GUARDRAIL_ACCESS_KEY_ID`] /
+//! [`DEFAULT_GUARDRAIL_SECRET_ACCESS_KEY`]; [`GuardrailConfig::accept_any_signature`]
+//! for benchmarks), validates the body, and answers from the `sim: guardrail …`
+//! lines of the checked texts (`none`, `content`, `topic`, `word`, `pii`,
+//! `regex`, `status`, with `source=INPUT|OUTPUT` and the timing keys; grammar
+//! in [`guardrail::scenario`]). [`SimHandle::guardrail_calls`] counts the
+//! calls per source.
+//!
 //! # Layers
 //!
 //! The top-level modules import only modules on a lower line (peers on one
@@ -95,7 +110,7 @@
 //! |---|---|---|
 //! | 1 | `ids`, [`stats`], `http`, `state`, [`content`], [`directive`] | ids, stream counters, header and form helpers, the shared run-time switch, generated text, the `sim:` grammar |
 //! | 2 | [`recorder`], [`body`] | the recording middleware; played response bodies |
-//! | 3 | [`oidc`], [`idp`], [`vendor_common`] | services that need no other service; what the vendors share |
+//! | 3 | [`oidc`], [`idp`], [`guardrail`], [`vendor_common`] | services that need no other service; what the vendors share |
 //! | 4 | [`primary`], [`messages_vendor`], [`completions_vendor`] | the chat upstreams (`primary` accepts the tokens `oidc` issued) |
 //! | 5 | [`assistant_vendor`] | mounts `completions_vendor`'s OpenAI-format API with its own credentials |
 //! | 6 | [`config`] | [`SimConfig`], made of each service's settings |
@@ -120,6 +135,7 @@ pub mod completions_vendor;
 pub mod config;
 pub mod content;
 pub mod directive;
+pub mod guardrail;
 pub(crate) mod http;
 pub mod idp;
 mod ids;
@@ -134,6 +150,12 @@ pub mod stats;
 pub mod vendor_common;
 
 pub use config::{OidcConfig, SimConfig};
+pub use guardrail::config::{
+    GuardrailConfig, DEFAULT_BLOCKED_MESSAGE, DEFAULT_GUARDRAIL_ACCESS_KEY_ID,
+    DEFAULT_GUARDRAIL_SECRET_ACCESS_KEY,
+};
+pub use guardrail::scenario::{GuardrailKind, GuardrailScenario, Source as GuardrailSource};
+pub use guardrail::GuardrailStats;
 pub use idp::{IdTokenTweaks, IdpConfig, IdpRequest, IdpUser, NonceClaim, OAuthError, Signing};
 pub use oidc::store::SeededCredentials;
 pub use primary::models::{ModelInfo, TokenLimits};

@@ -12,7 +12,8 @@ use std::time::Duration;
 use clap::Parser;
 use upstream_sim::{start, Scenario, SeededCredentials, SimConfig};
 
-/// Simulator of the primary chat API, its SSO OIDC service, and the vendor APIs.
+/// Simulator of the primary chat API, its SSO OIDC service, the vendor APIs
+/// and the guardrail service.
 #[derive(Debug, Parser)]
 #[command(name = "upstream-sim", version)]
 struct Args {
@@ -29,7 +30,8 @@ struct Args {
     /// e.g. "text len=200 chunk=20".
     #[arg(long, env = "UPSTREAM_SIM_DEFAULT_SCENARIO")]
     default_scenario: Option<Scenario>,
-    /// Accept any bearer token on the API (benchmarks, manual runs).
+    /// Accept any bearer token on the API, and any well-formed signature on
+    /// the guardrail service (benchmarks, manual runs).
     #[arg(long, env = "UPSTREAM_SIM_ACCEPT_ANY_TOKEN")]
     accept_any_token: bool,
     /// Device-code polls answered `authorization_pending` before success.
@@ -65,6 +67,21 @@ struct Args {
     /// Refresh token of the pre-registered client.
     #[arg(long, requires = "seed_client_id")]
     seed_refresh_token: Option<String>,
+    /// The guardrail service's access key id (with --guardrail-secret-access-key),
+    /// instead of the default pair.
+    #[arg(
+        long,
+        env = "UPSTREAM_SIM_GUARDRAIL_ACCESS_KEY_ID",
+        requires = "guardrail_secret_access_key"
+    )]
+    guardrail_access_key_id: Option<String>,
+    /// Its secret access key.
+    #[arg(
+        long,
+        env = "UPSTREAM_SIM_GUARDRAIL_SECRET_ACCESS_KEY",
+        requires = "guardrail_access_key_id"
+    )]
+    guardrail_secret_access_key: Option<String>,
     /// How many requests to keep for inspection (0: none).
     #[arg(long, default_value_t = 1000)]
     record_limit: usize,
@@ -85,6 +102,13 @@ impl Args {
             record_limit: self.record_limit,
             ..SimConfig::default()
         };
+        config.guardrail.accept_any_signature = self.accept_any_token;
+        if let (Some(id), Some(secret)) = (
+            &self.guardrail_access_key_id,
+            &self.guardrail_secret_access_key,
+        ) {
+            config.guardrail.credentials = vec![(id.clone(), secret.clone())];
+        }
         let oidc = &mut config.oidc;
         oidc.approve_after = (!self.manual_approval).then_some(self.approve_after);
         oidc.interval_secs = self.interval;
@@ -132,6 +156,9 @@ async fn main() -> anyhow::Result<()> {
     );
     println!("assistant token:   {}", sim.assistant_vendor_token_url());
     println!("assistant api:     {}", sim.assistant_vendor_api_url());
+    let (key_id, secret) = sim.guardrail_credentials();
+    println!("guardrail:         {}", sim.guardrail_url());
+    println!("  its key:         {key_id} / {secret}");
     tokio::signal::ctrl_c().await?;
     sim.shutdown().await;
     Ok(())

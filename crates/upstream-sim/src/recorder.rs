@@ -41,6 +41,8 @@ pub enum Service {
     AssistantVendorCodeHost,
     /// The assistant vendor's chat API (`assistant_vendor_api_url`).
     AssistantVendorApi,
+    /// The guardrail service (`guardrail_url`).
+    Guardrail,
 }
 
 /// One request as it arrived.

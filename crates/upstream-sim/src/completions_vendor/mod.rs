@@ -32,10 +32,11 @@ use axum::{Extension, Json, Router};
 use bytes::Bytes;
 use serde_json::Value;
 
+use crate::body::json_body;
 use crate::http::{authorization, set_header, unix_now};
 use crate::recorder::ReceivedBody;
 use crate::vendor_common::answer::Answer;
-use crate::vendor_common::reply::{json_body, streamed, SSE_CONTENT_TYPE};
+use crate::vendor_common::reply::{streamed, SSE_CONTENT_TYPE};
 use crate::vendor_common::scenario::{VendorFault, VendorKind};
 use crate::vendor_common::sse::{play, play_body, to_json};
 use crate::vendor_common::state::VendorState;

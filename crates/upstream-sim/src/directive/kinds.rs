@@ -296,14 +296,6 @@ macro_rules! scenario_common {
                 self.interval = d;
                 self
             }
-
-            /// The key `times` counts under.
-            pub fn counter_key(&self) -> String {
-                match &self.key {
-                    Some(k) => k.clone(),
-                    None => self.to_string(),
-                }
-            }
         }
 
         impl Default for $scenario {
@@ -328,6 +320,29 @@ macro_rules! scenario_common {
             }
         }
 
+        $crate::directive::common_keys!($scenario);
+    };
+}
+pub(crate) use scenario_common;
+
+/// The keys every scenario type has, as fields of the same names
+/// (`header_delay`, `first_delay`, `interval`, `times`, `key`): its
+/// [`HasCommonKeys`] impl and `counter_key`, for every directive type
+/// (chat scenarios through [`scenario_common!`], the guardrail's directly).
+///
+/// [`HasCommonKeys`]: super::HasCommonKeys
+macro_rules! common_keys {
+    ($scenario:ident) => {
+        impl $scenario {
+            /// The key `times` counts under.
+            pub fn counter_key(&self) -> String {
+                match &self.key {
+                    Some(k) => k.clone(),
+                    None => self.to_string(),
+                }
+            }
+        }
+
         impl $crate::directive::HasCommonKeys for $scenario {
             fn common(&mut self) -> $crate::directive::CommonKeys<'_> {
                 $crate::directive::CommonKeys {
@@ -341,4 +356,4 @@ macro_rules! scenario_common {
         }
     };
 }
-pub(crate) use scenario_common;
+pub(crate) use common_keys;

@@ -16,7 +16,10 @@
 //! A line without a target is for the chat services (primary and vendors);
 //! a line whose first word is a target is for that service only, and the
 //! others skip it, so one message can script both the guardrail and the
-//! answer.
+//! answer. The names and keys of each are documented with its scenario type:
+//! the primary's in [`crate::primary::scenario`], the vendors' in
+//! [`crate::vendor_common::scenario`], the guardrail's (`none`, `content`,
+//! `topic`, `word`, `pii`, `regex`, `status`) in [`crate::guardrail::scenario`].
 
 pub(crate) mod keys;
 pub(crate) mod kinds;
@@ -26,7 +29,7 @@ use std::str::FromStr;
 use std::time::Duration;
 
 pub(crate) use keys::{CommonKeys, Key, Out};
-pub(crate) use kinds::{chat_kinds, scenario_common, shape};
+pub(crate) use kinds::{chat_kinds, common_keys, scenario_common, shape};
 
 /// The directive prefix of a line.
 pub const DIRECTIVE_PREFIX: &str = "sim:";

@@ -1,8 +1,8 @@
 //! Starting a simulator: bind both listeners (TCP_NODELAY on every accepted
 //! socket), serve the routers behind the recording middleware (the primary
-//! API, OIDC under `/oidc`, and each vendor under its own prefix, each
-//! recorded as its own [`Service`]), and hand back a [`SimHandle`] that
-//! controls and observes the running instance.
+//! API, OIDC under `/oidc`, and each vendor and the guardrail service under
+//! its own prefix, each recorded as its own [`Service`]), and hand back a
+//! [`SimHandle`] that controls and observes the running instance.
 
 use std::future::IntoFuture;
 use std::net::SocketAddr;
@@ -19,6 +19,7 @@ use tokio::task::JoinHandle;
 use crate::assistant_vendor::AssistantState;
 use crate::completions_vendor::{Keyed, KeyedMount};
 use crate::config::{OidcConfig, SimConfig};
+use crate::guardrail::{self, GuardrailState};
 use crate::idp::{self, Idp, IdpConfig, IdpRequest, IdpUser};
 use crate::ids;
 use crate::messages_vendor::MessagesState;
@@ -30,6 +31,7 @@ use crate::primary::state::{ApiSettings, PrimaryState};
 use crate::recorder::{record, RecordLayer, RecordedRequest, Recorder, Service};
 use crate::state::Switches;
 
+mod guardrail_hooks;
 mod vendor_hooks;
 use crate::stats::StreamStats;
 use crate::vendor_common::state::VendorState;
@@ -52,6 +54,7 @@ struct Services {
     vendors: Arc<VendorState>,
     messages: Arc<MessagesState>,
     assistant: Arc<AssistantState>,
+    guardrail: Arc<GuardrailState>,
 }
 
 impl Services {
@@ -78,6 +81,7 @@ impl Services {
             messages: Arc::new(MessagesState::new(vendors.clone())),
             assistant: Arc::new(AssistantState::new(vendors.clone())),
             vendors,
+            guardrail: Arc::new(GuardrailState::new(config.guardrail.clone())),
         }
     }
 
@@ -89,8 +93,8 @@ impl Services {
         router.layer(from_fn_with_state(layer, record))
     }
 
-    /// Every vendor's routes (full paths under their prefixes), each recorded
-    /// as its own service.
+    /// Every vendor's routes and the guardrail's (full paths under their
+    /// prefixes), each recorded as its own service.
     fn vendor_routes(&self) -> Router {
         let keyed = |keyed| {
             let vendors = self.vendors.clone();
@@ -114,6 +118,10 @@ impl Services {
             (
                 assistant_vendor::api_router(self.assistant.clone()),
                 Service::AssistantVendorApi,
+            ),
+            (
+                guardrail::router(self.guardrail.clone()),
+                Service::Guardrail,
             ),
         ];
         routers
@@ -234,10 +242,12 @@ impl SimHandle {
         self.services.primary.scenarios().set_default(scenario);
     }
 
-    /// Drop queued scenarios and reset every `times` counter (primary and vendors).
+    /// Drop queued scenarios and reset every `times` counter (primary,
+    /// vendors and guardrail).
     pub fn reset_scenarios(&self) {
         self.services.primary.scenarios().reset();
         self.services.vendors.book().reset();
+        self.services.guardrail.reset();
     }
 
     // ---- recording ----
@@ -252,9 +262,11 @@ impl SimHandle {
         self.services.recorder.to_path(path)
     }
 
-    /// Forget recorded requests and finished-stream counts (vendors' too).
+    /// Forget recorded requests, finished-stream counts (vendors' too) and
+    /// the guardrail's call counts.
     pub fn clear(&self) {
         self.services.recorder.clear();
+        self.services.guardrail.clear_stats();
         self.services.primary.streams.reset();
         for vendor in Vendor::ALL {
             self.services.vendors.streams(vendor).reset();

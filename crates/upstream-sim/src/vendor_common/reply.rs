@@ -1,5 +1,5 @@
-//! The vendors' played responses: a streamed answer counted per vendor, and
-//! a JSON body played with the scenario's timing.
+//! The vendors' played responses: a streamed answer counted per vendor (a
+//! JSON body played with the scenario's timing is `crate::body::json_body`).
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -27,16 +27,5 @@ pub(crate) fn streamed(
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
     res.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
-    res
-}
-
-/// A 200 JSON response whose body plays `steps` (not counted as a stream).
-pub(crate) fn json_body(steps: VecDeque<Step>) -> Response {
-    let guard = StreamGuard::start(Arc::new(StreamCounters::default()));
-    let mut res = Response::new(Body::from_stream(EventStream::new(steps, guard)));
-    res.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("application/json"),
-    );
     res
 }

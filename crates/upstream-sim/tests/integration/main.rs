@@ -8,6 +8,9 @@
 
 mod api;
 mod common;
+mod guardrail;
+mod guardrail_auth;
+mod guardrail_support;
 mod oidc;
 mod recording;
 mod scenarios;
