@@ -28,7 +28,7 @@ LAYERS = {
     "gateway": [
         ["error", "config", "crypto", "ids", "logging", "body"],
         ["store", "upstream"],
-        ["auth", "usage", "sso", "limits"],
+        ["auth", "usage", "sso", "limits", "guardrails"],
         ["turn"],
         ["providers"],
         ["state"],

@@ -68,6 +68,13 @@ pub enum GatewayError {
     /// The key's or its user's budget is spent (429 `budget_exceeded`).
     #[error("{0}")]
     BudgetExceeded(String),
+    /// Content a guardrail blocked (403 `guardrail_blocked`): at `stage`
+    /// (`input` or `output`), with the violations (interfaces-full.md 5).
+    #[error("Content blocked by guardrail policy ({stage})")]
+    GuardrailBlocked {
+        stage: &'static str,
+        violations: serde_json::Value,
+    },
     /// 409 `conflict`: the request clashes with the current state (an email
     /// already taken, the last admin, 2FA already enabled).
     #[error("{0}")]
@@ -155,7 +162,8 @@ impl GatewayError {
             GatewayError::Forbidden(_)
             | GatewayError::ProviderNotConnected(_)
             | GatewayError::ProviderDisabled(_)
-            | GatewayError::ModelDisabled(_) => StatusCode::FORBIDDEN,
+            | GatewayError::ModelDisabled(_)
+            | GatewayError::GuardrailBlocked { .. } => StatusCode::FORBIDDEN,
             GatewayError::RateLimited { .. } | GatewayError::BudgetExceeded(_) => {
                 StatusCode::TOO_MANY_REQUESTS
             }
@@ -184,6 +192,7 @@ impl GatewayError {
             GatewayError::ModelDisabled(_) => "model_disabled",
             GatewayError::RateLimited { .. } => "rate_limited",
             GatewayError::BudgetExceeded(_) => "budget_exceeded",
+            GatewayError::GuardrailBlocked { .. } => "guardrail_blocked",
             GatewayError::Conflict(_) => "conflict",
             GatewayError::AccountLocked { .. } => "account_locked",
             GatewayError::NotFound(_) => "not_found",
@@ -218,6 +227,14 @@ impl GatewayError {
             error: ErrorDetail {
                 message: self.public_message(),
                 kind: self.kind(),
+                stage: match self {
+                    GatewayError::GuardrailBlocked { stage, .. } => Some(stage),
+                    _ => None,
+                },
+                violations: match self {
+                    GatewayError::GuardrailBlocked { violations, .. } => Some(violations.clone()),
+                    _ => None,
+                },
             },
             retry_after_secs: match self {
                 GatewayError::AccountLocked { retry_after_secs } => Some(*retry_after_secs),
@@ -269,6 +286,14 @@ pub struct ErrorDetail {
     pub message: String,
     #[serde(rename = "type")]
     pub kind: &'static str,
+    /// A guardrail block: `input` or `output`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional))]
+    pub stage: Option<&'static str>,
+    /// A guardrail block: what the service found.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(test, ts(optional, type = "Array<Violation>"))]
+    pub violations: Option<serde_json::Value>,
 }
 
 /// What the access log needs of an error; stored in the response extensions.
@@ -357,6 +382,14 @@ mod tests {
                 GatewayError::ModelDisabled("m".into()),
                 403,
                 "model_disabled",
+            ),
+            (
+                GatewayError::GuardrailBlocked {
+                    stage: "input",
+                    violations: json!([]),
+                },
+                403,
+                "guardrail_blocked",
             ),
             (GatewayError::Conflict("c".into()), 409, "conflict"),
             (

@@ -29,6 +29,7 @@ pub mod config;
 pub(crate) mod console;
 pub mod crypto;
 pub(crate) mod error;
+pub mod guardrails;
 pub mod ids;
 pub mod limits;
 pub(crate) mod live;
@@ -171,6 +172,11 @@ pub async fn serve(
             .reload(store)
             .await
             .context("reading the fallback chains")?;
+        state
+            .guardrails()
+            .reload(store)
+            .await
+            .context("reading the guardrail rules")?;
         tasks.push(ui_api::bootstrap::spawn_cleanup(
             state.clone(),
             background.clone(),

@@ -22,6 +22,7 @@ use crate::auth::keys::{ApiKeyHash as KeyHash, KeyCache};
 use crate::config::{Config, RequestConfig, RuntimeConfig};
 use crate::crypto::Passwords;
 use crate::error::GatewayError;
+use crate::guardrails::Guardrails;
 use crate::limits::Limiter;
 use crate::providers::fallbacks::FallbackChains;
 use crate::providers::model_gate::ModelGate;
@@ -53,6 +54,8 @@ struct Shared {
     model_gate: ModelGate,
     /// Full deployment: the administrator's fallback chains.
     fallbacks: FallbackChains,
+    /// Full deployment: the guardrail rules and profiles.
+    guardrails: Arc<Guardrails>,
     proxy_key: Option<KeyHash>,
     /// Full deployment's store (`None` in proxy mode).
     store: Option<Store>,
@@ -147,6 +150,7 @@ impl AppState {
             models,
             model_gate: ModelGate::default(),
             fallbacks: FallbackChains::default(),
+            guardrails: Arc::default(),
             proxy_key,
             store,
             passwords,
@@ -238,6 +242,11 @@ impl AppState {
     /// The administrator's fallback chains (none in proxy mode).
     pub fn fallbacks(&self) -> &FallbackChains {
         &self.0.fallbacks
+    }
+
+    /// The guardrail rules and profiles (none in proxy mode).
+    pub fn guardrails(&self) -> &Arc<Guardrails> {
+        &self.0.guardrails
     }
 
     /// The model registry as requests see it (empty in proxy mode).

@@ -284,6 +284,10 @@ runtime_fields! {
         "Time a client has to send a request's whole body; a slower one is answered 408 request_timeout.";
     custom_allow_private_networks: bool = false, Hot, any,
         "Let users' own provider base URLs reach loopback, private and link-local addresses (on-premise model servers, tests); off, such URLs are refused.";
+    guardrails_enabled: bool = false, Hot, any,
+        "Check requests (and non-streaming answers) with the guardrail rules and profiles; off, no rule runs.";
+    guardrail_timeout: Duration = Duration::from_secs(5), Hot, positive,
+        "Longest wait for one guardrail service call; a slower one fails open (the request goes on).";
     public_url: PublicUrl = PublicUrl::default(), Hot, any,
         "Public base URL of the gateway (e.g. https://gateway.example.com), used for the SSO redirect URI; empty: derived from the request's Host and X-Forwarded-Proto.";
 }

@@ -26,6 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::state::AppState;
 use crate::store::fallbacks::FALLBACKS_PAYLOAD;
+use crate::store::guardrails::GUARDRAILS_PAYLOAD;
 use crate::store::ids::UserId;
 use crate::store::model_registry::MODELS_PAYLOAD;
 use crate::store::provider_accounts::POOL_PAYLOAD;
@@ -73,6 +74,8 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
         reload_models(app).await;
     } else if payload == FALLBACKS_PAYLOAD {
         reload_fallbacks(app).await;
+    } else if payload == GUARDRAILS_PAYLOAD {
+        reload_guardrails(app).await;
     } else if payload == POOL_PAYLOAD {
         app.accounts().invalidate_all_users();
         tracing::debug!("the provider pool changed elsewhere");
@@ -84,12 +87,21 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
     }
 }
 
-/// Read the provider switches, the model registry and the fallback chains
-/// again (announcements of them may have been missed).
+/// Read the provider switches, the model registry, the fallback chains
+/// and the guardrails again (announcements of them may have been missed).
 async fn reload_views(app: &AppState) {
     reload_switches(app).await;
     reload_models(app).await;
     reload_fallbacks(app).await;
+    reload_guardrails(app).await;
+}
+
+async fn reload_guardrails(app: &AppState) {
+    if let Some(store) = app.store_opt() {
+        if let Err(e) = app.guardrails().reload(store).await {
+            tracing::warn!("the guardrail rules could not be reloaded: {e}");
+        }
+    }
 }
 
 async fn reload_fallbacks(app: &AppState) {

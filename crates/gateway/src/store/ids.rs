@@ -144,6 +144,14 @@ id_type!(
     ModelEntryId
 );
 id_type!(
+    /// A guardrail profile (`guardrail_profiles.id`).
+    GuardrailProfileId
+);
+id_type!(
+    /// A guardrail rule (`guardrail_rules.id`).
+    GuardrailRuleId
+);
+id_type!(
     /// The id of a row that has no meaning outside its table (recovery codes).
     RowId
 );

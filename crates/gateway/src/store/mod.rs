@@ -26,6 +26,7 @@ pub mod clock;
 pub mod config;
 pub mod domains;
 pub mod fallbacks;
+pub mod guardrails;
 pub mod ids;
 pub mod login_failures;
 pub mod meta;
@@ -295,6 +296,10 @@ impl Store {
 
     pub fn fallbacks(&self) -> fallbacks::Fallbacks<'_> {
         fallbacks::Fallbacks::new(self)
+    }
+
+    pub fn guardrails(&self) -> guardrails::Guardrails<'_> {
+        guardrails::Guardrails::new(self)
     }
 
     pub fn model_registry(&self) -> model_registry::ModelRegistry<'_> {
