@@ -42,6 +42,8 @@ pub struct Reply {
     pub include_usage: bool,
     /// The usage account of the request (full deployment).
     pub usage: Option<UsageTicket>,
+    /// What guardrails still do to the answer, when they apply.
+    pub guard: Option<Box<crate::guardrails::AnswerGuard>>,
 }
 
 impl Reply {

@@ -15,7 +15,15 @@ retry_after_secs?: number, };
 /**
  * What went wrong: a message for people, a type for programs.
  */
-export type ErrorDetail = { message: string, type: string, };
+export type ErrorDetail = { message: string, type: string, 
+/**
+ * A guardrail block: `input` or `output`.
+ */
+stage?: string, 
+/**
+ * A guardrail block: what the service found.
+ */
+violations?: Array<Violation>, };
 
 /**
  * `{ok: true}`: the call did what it was asked.
@@ -193,6 +201,92 @@ export type FallbackChain = { model: string, fallbacks: Array<string>, };
  * The request and the answer.
  */
 export type FallbackChains = { chains: Array<FallbackChain>, };
+
+/**
+ * A guardrail profile (`guardrail_profiles.id`).
+ */
+export type GuardrailProfileId = string;
+
+/**
+ * A guardrail rule (`guardrail_rules.id`).
+ */
+export type GuardrailRuleId = string;
+
+/**
+ * The gateway's reading of one check (spec 2.8 `GuardrailAction`).
+ */
+export type GuardrailAction = "None" | "Intervened" | "Redacted";
+
+/**
+ * Kinds of finding (interfaces-full.md section 5).
+ */
+export type ViolationKind = "content_policy" | "topic_policy" | "word_policy" | "pii";
+
+/**
+ * One finding: `name` is the filter, topic, word or PII type; `action`
+ * the service's (`BLOCKED`, `ANONYMIZED`).
+ */
+export type Violation = { kind: ViolationKind, name: string, action: string, detail: string, };
+
+/**
+ * Whose text is checked.
+ */
+export type GuardrailSource = "INPUT" | "OUTPUT";
+
+/**
+ * Why an expression was refused: the message and where (1-based).
+ */
+export type ExpressionError = { message: string, line: number, column: number, };
+
+/**
+ * The `guardrail_warning` member of a redacted answer (interfaces-full.md 5).
+ */
+export type GuardrailWarning = { type: string, message: string, violations: Array<Violation>, };
+
+/**
+ * A profile as the console shows it (no secret leaves).
+ */
+export type GuardrailProfile = { id: GuardrailProfileId, name: string, guardrail_id: string, guardrail_version: string, region: string, access_key_id: string, has_secret: boolean, enabled: boolean, rule_ids: Array<GuardrailRuleId>, created_at: string, updated_at: string, };
+
+export type GuardrailProfileList = { profiles: Array<GuardrailProfile>, };
+
+/**
+ * `POST` (every field but `session_token` and `enabled` required) and
+ * `PUT` (any field) of a profile.
+ */
+export type GuardrailProfileBody = { name?: string, guardrail_id?: string, guardrail_version?: string, region?: string, access_key_id?: string, secret_access_key?: string, session_token?: string | null, enabled?: boolean, };
+
+/**
+ * A rule as the console shows it.
+ */
+export type GuardrailRule = { id: GuardrailRuleId, name: string, description: string, cel_expression: string, apply_to: "Input" | "Output" | "Both", sampling_rate: number, enabled: boolean, profile_ids: Array<GuardrailProfileId>, created_at: string, updated_at: string, };
+
+export type GuardrailRuleList = { rules: Array<GuardrailRule>, };
+
+/**
+ * `POST` (`name`, `cel_expression`, `apply_to`, `sampling_rate` and
+ * `profile_ids` required) and `PUT` (any field) of a rule.
+ */
+export type GuardrailRuleBody = { name?: string, description?: string, cel_expression?: string, apply_to?: "Input" | "Output" | "Both", sampling_rate?: number, enabled?: boolean, profile_ids?: Array<GuardrailProfileId>, };
+
+export type GuardrailValidateBody = { expression: string, };
+
+/**
+ * `POST /guardrails/validate`.
+ */
+export type GuardrailValidation = { valid: boolean, error?: ExpressionError, };
+
+export type GuardrailTestBody = { content: string, source: GuardrailSource, };
+
+/**
+ * `POST /guardrails/profiles/{id}/test`.
+ */
+export type GuardrailTestResult = { action: GuardrailAction, violations: Array<Violation>, 
+/**
+ * The service's text: the masked content of a redaction, its message
+ * for a block, the content itself when nothing was found.
+ */
+output: string, latency_ms: number, };
 
 /**
  * `GET /_ui/api/upstream/status`: the three places are there only when

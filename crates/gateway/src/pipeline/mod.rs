@@ -22,6 +22,7 @@
 
 pub(crate) mod client;
 mod fallover;
+mod guard;
 pub(crate) mod respond;
 
 use std::sync::Arc;
@@ -83,7 +84,7 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
         rt,
         allowed,
     } = inbound;
-    let turn = Turn {
+    let mut turn = Turn {
         upstream: app.upstream(&rt),
         reply: Reply {
             format,
@@ -92,16 +93,24 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
             stream: request.stream,
             include_usage: request.include_usage,
             usage,
+            guard: None,
         },
         caller,
         rt,
     };
-    let call = ChatCall {
+    let mut call = ChatCall {
         request,
         raw,
         anthropic_beta,
         anthropic_version,
+        relay_natively: true,
     };
+    if turn.rt.guardrails_enabled && !app.guardrails().is_empty() {
+        // Boxed: requests without guardrails do not carry its state.
+        turn.reply.guard = Box::pin(guard::check_input(app, &turn, &mut call))
+            .await?
+            .map(Box::new);
+    }
     // Each path boxes its provider state machine (several kilobytes): this
     // future stays small, and the machine is built in place once instead
     // of being moved from one enclosing future into the next (measured:

@@ -75,7 +75,12 @@ pub(crate) fn stream(reply: &Reply, answer: EventAnswer) -> Response {
             }
         }
     };
-    sse_response(Body::from_stream(body))
+    let mut response = sse_response(Body::from_stream(body));
+    if reply.guard.is_some() {
+        // A stream's guard is only ever a masked input.
+        super::guard::mark_redacted(&mut response);
+    }
+    response
 }
 
 /// Collect the whole answer and render it as the client's JSON; its usage
@@ -106,16 +111,27 @@ pub(crate) async fn collect(reply: &Reply, answer: EventAnswer) -> Result<Respon
     if let (Some(ticket), Ok(answer)) = (&reply.usage, &answer) {
         ticket.add_usage(&answer.usage);
     }
-    let answer = answer?;
-    let body = client::render(reply.format, &answer, &meta).map_err(GatewayError::internal)?;
-    Ok((
+    let mut answer = answer?;
+    let warning = match &reply.guard {
+        Some(guard) => Box::pin(super::guard::check_output(guard, &mut answer)).await?,
+        None => None,
+    };
+    let mut body = client::render(reply.format, &answer, &meta).map_err(GatewayError::internal)?;
+    if let Some(warning) = &warning {
+        body = super::guard::with_warning(body, warning);
+    }
+    let mut response = (
         [(
             header::CONTENT_TYPE,
             HeaderValue::from_static("application/json"),
         )],
         body,
     )
-        .into_response())
+        .into_response();
+    if warning.is_some() {
+        super::guard::mark_redacted(&mut response);
+    }
+    Ok(response)
 }
 
 /// Write a provider's answer for the client: events encoded or collected,

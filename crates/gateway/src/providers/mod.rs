@@ -64,6 +64,10 @@ pub struct ChatCall {
     pub anthropic_beta: Option<String>,
     /// The client's `anthropic-version` header (passed on natively).
     pub anthropic_version: Option<String>,
+    /// Whether a provider of the client's format may relay `raw` as it is;
+    /// false when the gateway changed the request or must read the answer
+    /// (guardrails), so it goes through the canonical model.
+    pub relay_natively: bool,
 }
 
 /// A provider's answer.

@@ -35,6 +35,7 @@ pub(crate) mod cookies;
 pub(crate) mod domains;
 pub(crate) mod extract;
 pub(crate) mod fallbacks;
+pub(crate) mod guardrails;
 pub(crate) mod json;
 pub(crate) mod keys;
 pub(crate) mod limit_fields;
@@ -90,6 +91,31 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
             get(user_limits::get).patch(user_limits::update),
         )
         .route("/admin/fallbacks", get(fallbacks::get).put(fallbacks::put))
+        .route(
+            "/guardrails/profiles",
+            get(guardrails::profiles).post(guardrails::create_profile),
+        )
+        .route(
+            "/guardrails/profiles/{id}",
+            get(guardrails::profile)
+                .put(guardrails::update_profile)
+                .delete(guardrails::delete_profile),
+        )
+        .route(
+            "/guardrails/profiles/{id}/test",
+            post(guardrails::test_profile),
+        )
+        .route(
+            "/guardrails/rules",
+            get(guardrails::rules).post(guardrails::create_rule),
+        )
+        .route(
+            "/guardrails/rules/{id}",
+            get(guardrails::rule)
+                .put(guardrails::update_rule)
+                .delete(guardrails::delete_rule),
+        )
+        .route("/guardrails/validate", post(guardrails::validate))
         .route("/domains", get(domains::list).post(domains::add))
         .route("/domains/{domain}", delete(domains::remove))
         .route("/keys", get(keys::list).post(keys::create))

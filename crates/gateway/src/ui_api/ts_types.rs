@@ -16,8 +16,8 @@ use std::path::PathBuf;
 use ts_rs::{Config, TS};
 
 use super::{
-    account, config, domains, fallbacks, keys, limit_fields, login, models, provider_signin,
-    providers, rate_limits, reply, status, two_factor, upstream, usage, users,
+    account, config, domains, fallbacks, guardrails, keys, limit_fields, login, models,
+    provider_signin, providers, rate_limits, reply, status, two_factor, upstream, usage, users,
 };
 use crate::config::Reload;
 use crate::error::{ErrorBody, ErrorDetail};
@@ -82,6 +82,25 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<limit_fields::LimitView>(cfg),
         declare::<crate::store::fallbacks::Chain>(cfg),
         declare::<fallbacks::Chains>(cfg),
+        // Guardrails
+        declare::<crate::store::ids::GuardrailProfileId>(cfg),
+        declare::<crate::store::ids::GuardrailRuleId>(cfg),
+        declare::<crate::guardrails::service::Action>(cfg),
+        declare::<crate::guardrails::service::ViolationKind>(cfg),
+        declare::<crate::guardrails::service::Violation>(cfg),
+        declare::<crate::guardrails::service::Source>(cfg),
+        declare::<crate::guardrails::expression::ExpressionError>(cfg),
+        declare::<crate::guardrails::GuardrailWarning>(cfg),
+        declare::<guardrails::ProfileView>(cfg),
+        declare::<guardrails::ProfileList>(cfg),
+        declare::<guardrails::ProfileBody>(cfg),
+        declare::<guardrails::RuleView>(cfg),
+        declare::<guardrails::RuleList>(cfg),
+        declare::<guardrails::RuleBody>(cfg),
+        declare::<guardrails::ValidateBody>(cfg),
+        declare::<guardrails::Validation>(cfg),
+        declare::<guardrails::TestBody>(cfg),
+        declare::<guardrails::TestResult>(cfg),
         // primary's upstream credentials
         declare::<upstream::UpstreamStatus>(cfg),
         declare::<upstream::SetupBody>(cfg),

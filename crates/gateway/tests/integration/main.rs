@@ -17,6 +17,7 @@ mod fallbacks;
 mod fault_proxy;
 mod faults;
 mod full_target;
+mod guardrails;
 mod infra;
 mod keys_lifecycle;
 mod keys_support;

@@ -40,7 +40,7 @@ pub async fn serve(
     call: ChatCall,
 ) -> Result<Answer, GatewayError> {
     let format = turn.reply.format;
-    let native = provider.format().is_client_format(format);
+    let native = call.relay_natively && provider.format().is_client_format(format);
     let req = &call.request;
     let extras = CallExtras {
         anthropic_beta: call.anthropic_beta.clone(),
