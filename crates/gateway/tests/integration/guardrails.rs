@@ -39,6 +39,17 @@ async fn v1(
     stream: bool,
     text: &str,
 ) -> reqwest::Response {
+    v1_at(&env.url(""), key, anthropic, stream, text).await
+}
+
+/// The same on the gateway at `base`.
+async fn v1_at(
+    base: &str,
+    key: &str,
+    anthropic: bool,
+    stream: bool,
+    text: &str,
+) -> reqwest::Response {
     let (path, body) = if anthropic {
         (
             "/v1/messages",
@@ -53,7 +64,7 @@ async fn v1(
         )
     };
     client()
-        .post(env.url(path))
+        .post(format!("{}{path}", base.trim_end_matches('/')))
         .bearer_auth(key)
         .json(&body)
         .send()
@@ -395,4 +406,61 @@ async fn an_admin_guards_requests_from_the_api(db: TestDb) {
     assert_eq!(rule["profile_ids"], json!([]));
     assert_eq!(admin.delete(&rule_path).await.status(), 200);
     assert_eq!(admin.get(&rule_path).await.status(), 404);
+}
+
+/// A rule saved on one replica guards the next request on another (the
+/// `guardrails` announcement), with no restart.
+#[tokio::test]
+async fn a_rule_applies_on_every_replica() {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!("TEST_DATABASE_URL is not set: the two-replica guardrail test is skipped");
+        return;
+    };
+    let sim = start_sim().await;
+    let env = guarded_env(db, &sim).await;
+    let other = env.replica().await;
+    let admin = env.admin().await;
+    connect_upstream(&admin).await;
+    let key = v1_key(&admin).await;
+    let blocked = "hello\nsim: guardrail content";
+    assert_eq!(
+        v1_at(&other.url(""), &key, false, false, blocked)
+            .await
+            .status(),
+        200
+    );
+
+    let (akid, secret) = sim.guardrail_credentials();
+    let profile = json_of(
+        admin
+            .post(
+                "/_ui/api/guardrails/profiles",
+                json!({"name": "p", "guardrail_id": "abc", "guardrail_version": "1",
+                       "region": "eu-west-1", "access_key_id": akid, "secret_access_key": secret}),
+            )
+            .await,
+    )
+    .await;
+    let resp = admin
+        .post(
+            "/_ui/api/guardrails/rules",
+            json!({"name": "all", "cel_expression": "", "apply_to": "Input",
+                   "sampling_rate": 100, "profile_ids": [profile["id"]]}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    let start = std::time::Instant::now();
+    loop {
+        let status = v1_at(&other.url(""), &key, false, false, blocked)
+            .await
+            .status();
+        if status == 403 {
+            break;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(3),
+            "the other replica did not pick up the rule"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
 }
