@@ -12,12 +12,13 @@
 //! Evaluation ([`RuleExpression::matches`]) is synchronous over one
 //! [`RequestScope`], built once per request and shared by its rules.
 
-use std::collections::HashMap;
 use std::sync::{Arc, LazyLock};
 
 use cel::common::ast::SourceInfo;
 use cel::common::ast::{operators, CallExpr, EntryExpr, Expr, LiteralValue};
-use cel::objects::Key;
+use cel::common::traits::Indexer;
+use cel::common::types::{CelBool, CelInt, CelString, Type, MAP_TYPE};
+use cel::common::value::{CowVal, Val};
 use cel::{Context, Env, IdedExpr, Program, Value};
 
 /// The variables a rule can read, with their types, as the console lists them.
@@ -147,31 +148,108 @@ fn clamp_position(p: isize) -> u32 {
     u32::try_from(p.max(1)).unwrap_or(u32::MAX)
 }
 
-/// The evaluation context of one request: the `request` map, built once
-/// and read by every rule.
-pub struct RequestScope {
-    context: Context<'static, 'static>,
+/// The evaluation context of one request: the `request` variable, built
+/// once and read by every rule. Its fields are read in place (no map is
+/// built, nothing is copied): a [`RequestVal`] answers each field lookup.
+pub struct RequestScope<'a> {
+    context: Context<'a, 'a>,
 }
 
-impl std::fmt::Debug for RequestScope {
+impl std::fmt::Debug for RequestScope<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("RequestScope")
     }
 }
 
-impl RequestScope {
-    pub fn new(facts: &RequestFacts<'_>) -> Self {
-        let int = |n: usize| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
-        let mut map: HashMap<Key, Value> = HashMap::with_capacity(VARIABLES.len());
-        map.insert(Key::from("model"), Value::from(facts.model));
-        map.insert(Key::from("api_format"), Value::from(facts.api_format));
-        map.insert(Key::from("message_count"), int(facts.message_count));
-        map.insert(Key::from("has_tools"), Value::Bool(facts.has_tools));
-        map.insert(Key::from("is_streaming"), Value::Bool(facts.is_streaming));
-        map.insert(Key::from("content_length"), int(facts.content_length));
+impl<'a> RequestScope<'a> {
+    pub fn new(facts: &RequestFacts<'a>) -> Self {
+        let int = |n: usize| CelInt::from(i64::try_from(n).unwrap_or(i64::MAX));
+        let request = RequestVal {
+            model: CelString::from(facts.model),
+            api_format: CelString::from(facts.api_format),
+            message_count: int(facts.message_count),
+            has_tools: CelBool::from(facts.has_tools),
+            is_streaming: CelBool::from(facts.is_streaming),
+            content_length: int(facts.content_length),
+        };
         let mut context = Context::with_env(ENV.clone());
-        context.add_variable_from_value("request", Value::from(map));
+        context.add_variable_as_val("request", Box::new(request));
         RequestScope { context }
+    }
+}
+
+/// The `request` variable: a map of the six facts, looked up by name.
+#[derive(Debug, Clone)]
+struct RequestVal<'a> {
+    model: CelString<'a>,
+    api_format: CelString<'a>,
+    message_count: CelInt,
+    has_tools: CelBool,
+    is_streaming: CelBool,
+    content_length: CelInt,
+}
+
+impl<'a> RequestVal<'a> {
+    fn field(&self, name: &str) -> Option<&(dyn Val + 'a)> {
+        Some(match name {
+            "model" => &self.model,
+            "api_format" => &self.api_format,
+            "message_count" => &self.message_count,
+            "has_tools" => &self.has_tools,
+            "is_streaming" => &self.is_streaming,
+            "content_length" => &self.content_length,
+            _ => return None,
+        })
+    }
+}
+
+impl Val for RequestVal<'_> {
+    fn get_type(&self) -> &Type {
+        &MAP_TYPE
+    }
+
+    fn cel_type() -> &'static Type {
+        &MAP_TYPE
+    }
+
+    fn clone_as_boxed<'v>(&self) -> Box<dyn Val + 'v>
+    where
+        Self: 'v,
+    {
+        Box::new(self.clone())
+    }
+
+    fn as_indexer<'b, 'w>(&'b self) -> Option<&'b (dyn Indexer + 'w)>
+    where
+        Self: 'w,
+    {
+        Some(self)
+    }
+
+    fn into_indexer<'w>(self: Box<Self>) -> Option<Box<dyn Indexer + 'w>>
+    where
+        Self: 'w,
+    {
+        Some(self)
+    }
+}
+
+impl Indexer for RequestVal<'_> {
+    fn get<'b, 'v>(&'b self, key: &dyn Val) -> Result<CowVal<'b, 'v>, cel::ExecutionError>
+    where
+        Self: 'v,
+    {
+        let name = key.downcast_ref::<CelString>().map_or("", |k| k.inner());
+        self.field(name)
+            .map(CowVal::Borrowed)
+            .ok_or_else(|| cel::ExecutionError::no_such_key(name))
+    }
+
+    fn steal<'v>(self: Box<Self>, key: &dyn Val) -> Result<Box<dyn Val + 'v>, cel::ExecutionError>
+    where
+        Self: 'v,
+    {
+        self.get(key).map(CowVal::into_owned)
     }
 }
 
