@@ -6,7 +6,8 @@
 // assistant vendor by device code, the messages vendor through the real relay
 // script (run as a user would, its listener reached by the browser), each
 // then used on /v1, a streamed playground chat in both
-// formats, usage, every admin page, a user created, sign-out and sign-in with
+// formats, usage, every admin page, a guardrail profile and rule made in
+// the console and a request blocked by it, a user created, sign-out and sign-in with
 // TOTP, the new user's forced password change and 2FA, a non-admin refused,
 // the lockout. Every page is checked by axe-core (no serious or critical
 // violation) and shot in both themes into OUT. Any failed step, page error or
@@ -358,6 +359,50 @@ for (const [name, label] of [['16-users', 'Users'], ['17-domains', 'Domains'], [
   await page.getByRole('navigation').getByRole('link', { name: label, exact: true }).click();
   await page.waitForTimeout(1200);
   await shot(name);
+}
+
+step('guardrails: a profile, a rule checked as it is typed, the tester, a request blocked');
+currentPage = 'admin: Guardrails';
+await page.getByRole('navigation').getByRole('link', { name: 'Guardrails', exact: true }).click();
+await page.getByRole('button', { name: 'New profile' }).click();
+{
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name').fill('content filter');
+  await dialog.getByLabel('Guardrail id').fill('e2eguard1');
+  await dialog.getByLabel('Access key id').fill('AKIDSIMGUARDRAIL');
+  await dialog.getByLabel('Secret access key').fill('sim-guardrail-secret-key');
+  await dialog.getByRole('button', { name: 'Create profile' }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+await page.getByRole('cell', { name: 'content filter' }).waitFor();
+await page.getByRole('button', { name: 'New rule' }).click();
+{
+  const dialog = page.getByRole('dialog');
+  await dialog.getByLabel('Name').fill('claude traffic');
+  await dialog.getByLabel('When (CEL expression)').fill('request.model.startsWith("claude") && request.temprature > 1');
+  await dialog.getByText(/no field 'temprature'/).waitFor();
+  await shot('22b-guardrails-rule-invalid', false);
+  await dialog.getByLabel('When (CEL expression)').fill('request.model.startsWith("claude")');
+  await dialog.getByText('valid expression').waitFor();
+  await dialog.getByLabel('content filter').check();
+  await dialog.getByRole('button', { name: 'Create rule' }).click();
+  await dialog.waitFor({ state: 'detached' });
+}
+await page.getByRole('cell', { name: 'claude traffic' }).waitFor();
+await page.getByLabel('Text', { exact: true }).fill('hello\nsim: guardrail content type=HATE');
+await page.getByRole('button', { name: 'Run the profile' }).click();
+await page.getByText('blocked', { exact: true }).waitFor();
+await shot('22c-guardrails-tested');
+{
+  const resp = await fetch(`${BASE}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ model: 'claude-sonnet-4.5', messages: [{ role: 'user', content: 'hello\nsim: guardrail content type=HATE' }] }),
+  });
+  const body = await resp.json();
+  if (resp.status !== 403 || body.error?.type !== 'guardrail_blocked' || body.error?.violations?.[0]?.name !== 'HATE') {
+    throw new Error(`a guarded request: ${resp.status} ${JSON.stringify(body)}`);
+  }
 }
 
 step('models: populate, disable one, /v1 refuses it, enable it again');

@@ -75,7 +75,11 @@ database: string, uptime_secs: number, started_at: string,
 /**
  * Where this replica counts rate limits and budgets.
  */
-limits: LimitsInfo, };
+limits: LimitsInfo, 
+/**
+ * What this replica's guardrails did since start.
+ */
+guardrails: GuardrailsInfo, };
 
 /**
  * How this replica counts rate limits and budgets (issue 21).
@@ -242,6 +246,24 @@ export type ExpressionError = { message: string, line: number, column: number, }
  * The `guardrail_warning` member of a redacted answer (interfaces-full.md 5).
  */
 export type GuardrailWarning = { type: string, message: string, violations: Array<Violation>, };
+
+/**
+ * Counters since start.
+ */
+export type GuardrailCounters = { blocked: number, redacted: number, fail_opens: number, };
+
+/**
+ * This replica's guardrails (issue 16).
+ */
+export type GuardrailsInfo = { 
+/**
+ * `guardrails_enabled`.
+ */
+enabled: boolean, 
+/**
+ * Enabled rules with at least one enabled profile.
+ */
+active_rules: number, blocked: number, redacted: number, fail_opens: number, };
 
 /**
  * A profile as the console shows it (no secret leaves).

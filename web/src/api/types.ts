@@ -4,8 +4,7 @@
 // ./generated.ts (crates/gateway/src/ui_api/ts_types.rs; a Rust test fails
 // when that file is stale), so the console and the API cannot drift apart.
 // The rest of this file is PROVISIONAL: the shapes of calls that open issues
-// add (providers and accounts, the model registry, guardrails, the log
-// stream), written from interfaces-full.md. Each moves to generated.ts when
+// add (the log stream, the rest of /system), written from interfaces-full.md. Each moves to generated.ts when
 // its endpoint lands.
 
 export type {
@@ -53,6 +52,22 @@ export type {
   DomainList,
   FallbackChain,
   FallbackChains,
+  GuardrailAction,
+  GuardrailCounters,
+  GuardrailProfile,
+  GuardrailProfileBody,
+  GuardrailProfileList,
+  GuardrailRule,
+  GuardrailRuleBody,
+  GuardrailRuleList,
+  GuardrailSource,
+  GuardrailTestResult,
+  GuardrailValidation,
+  GuardrailWarning,
+  GuardrailsInfo,
+  ExpressionError,
+  Violation,
+  ViolationKind,
   GroupBy,
   LimitFieldsBody,
   LimitFieldsView,
@@ -84,9 +99,20 @@ export type {
   ValueSource,
 } from './generated';
 
-import type { ConfigField, NeedsSecondFactor, SignedIn } from './generated';
+import type {
+  ConfigField,
+  GuardrailRule,
+  GuardrailValidation,
+  NeedsSecondFactor,
+  SignedIn,
+} from './generated';
 
 export type LoginAnswer = SignedIn | NeedsSecondFactor;
+
+export type ApplyTo = GuardrailRule['apply_to'];
+
+/** `POST /guardrails/validate`: the expression checks, or where it fails. */
+export type CelValidation = GuardrailValidation;
 
 export type ConfigFieldType = ConfigField['type'];
 
@@ -109,61 +135,6 @@ export type SystemInfo = ServedSystemInfo & {
   replicas?: { id: string; hostname: string; version: string; last_seen: string }[];
   pending_restart?: string[];
 };
-
-export interface GuardrailProfile {
-  id: string;
-  name: string;
-  guardrail_id: string;
-  guardrail_version: string;
-  region: string;
-  access_key_id: string;
-  has_secret: boolean;
-  enabled: boolean;
-  rule_ids: string[];
-  created_at: string;
-  updated_at: string;
-}
-
-export interface GuardrailProfileList {
-  profiles: GuardrailProfile[];
-}
-
-export type ApplyTo = 'Input' | 'Output' | 'Both';
-
-export interface GuardrailRule {
-  id: string;
-  name: string;
-  description: string | null;
-  cel_expression: string;
-  apply_to: ApplyTo;
-  sampling_rate: number;
-  enabled: boolean;
-  profile_ids: string[];
-  created_at: string;
-  updated_at: string;
-}
-
-export interface GuardrailRuleList {
-  rules: GuardrailRule[];
-}
-
-export interface Violation {
-  kind: 'content_policy' | 'topic_policy' | 'word_policy' | 'pii';
-  name: string;
-  action: string;
-  detail: string | null;
-}
-
-export interface GuardrailTestResult {
-  action: 'None' | 'Intervened' | 'Redacted';
-  violations: Violation[];
-  output: string | null;
-  latency_ms: number;
-}
-
-export type CelValidation =
-  | { valid: true }
-  | { valid: false; error: { message: string; line: number; column: number } };
 
 export interface LogEvent {
   timestamp: string;

@@ -157,6 +157,11 @@ impl Guardrails {
         self.rules.load().is_empty()
     }
 
+    /// Enabled rules with at least one enabled profile.
+    pub fn active_rules(&self) -> usize {
+        self.rules.load().len()
+    }
+
     /// Which profiles check this request: each rule's expression over
     /// `facts`, then its sample. A rule whose expression fails is skipped.
     pub fn plan(&self, facts: &RequestFacts<'_>) -> Plan {

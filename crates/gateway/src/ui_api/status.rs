@@ -41,6 +41,23 @@ pub(crate) struct SystemInfo {
     started_at: String,
     /// Where this replica counts rate limits and budgets.
     limits: LimitsInfo,
+    /// What this replica's guardrails did since start.
+    guardrails: GuardrailsInfo,
+}
+
+/// This replica's guardrails (issue 16).
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct GuardrailsInfo {
+    /// `guardrails_enabled`.
+    enabled: bool,
+    /// Enabled rules with at least one enabled profile.
+    active_rules: usize,
+    /// Requests or answers blocked, answers or requests masked, and
+    /// service calls that failed (the request went on: fail open).
+    #[serde(flatten)]
+    #[cfg_attr(test, ts(flatten))]
+    counters: crate::guardrails::engine::Counters,
 }
 
 /// How this replica counts rate limits and budgets (issue 21).
@@ -100,6 +117,11 @@ pub(crate) async fn system(
             },
             redis_round_trips: app.limiter().round_trips(),
             failures: app.limiter().failures(),
+        },
+        guardrails: GuardrailsInfo {
+            enabled: app.runtime().guardrails_enabled,
+            active_rules: app.guardrails().active_rules(),
+            counters: app.guardrails().counters(),
         },
     }))
 }

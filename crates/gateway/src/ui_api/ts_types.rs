@@ -91,6 +91,8 @@ fn declarations(cfg: &Config) -> Vec<Declaration> {
         declare::<crate::guardrails::service::Source>(cfg),
         declare::<crate::guardrails::expression::ExpressionError>(cfg),
         declare::<crate::guardrails::GuardrailWarning>(cfg),
+        declare::<crate::guardrails::engine::Counters>(cfg),
+        declare::<status::GuardrailsInfo>(cfg),
         declare::<guardrails::ProfileView>(cfg),
         declare::<guardrails::ProfileList>(cfg),
         declare::<guardrails::ProfileBody>(cfg),

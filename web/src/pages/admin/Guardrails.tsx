@@ -6,7 +6,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { type FormEvent, useState } from 'react';
 import { Link } from 'react-router';
 import { api, errorMessage } from '../../api/client';
-import type { ApplyTo, GuardrailProfile, GuardrailProfileList, GuardrailRule, GuardrailRuleList, GuardrailTestResult } from '../../api/types';
+import type { ApplyTo, GuardrailProfile, GuardrailProfileList, GuardrailRule, GuardrailRuleList, GuardrailTestResult, SystemInfo } from '../../api/types';
 import {
   Badge,
   Button,
@@ -148,7 +148,7 @@ function RuleForm({ rule, profiles, onClose }: { rule?: GuardrailRule; profiles:
     if (cel.state === 'invalid') e.expr = 'Fix the expression first.';
     setErrors(e);
     if (Object.keys(e).length) return;
-    const body = { name: name.trim(), description: description.trim() || null, cel_expression: expr, apply_to: applyTo, sampling_rate: r, enabled, profile_ids: profileIds };
+    const body = { name: name.trim(), description: description.trim(), cel_expression: expr, apply_to: applyTo, sampling_rate: r, enabled, profile_ids: profileIds };
     setBusy(true);
     setError(null);
     try {
@@ -300,6 +300,12 @@ function Tester({ profiles }: { profiles: GuardrailProfile[] }) {
               </table>
             </div>
           )}
+          {result.action === 'Intervened' && result.output && (
+            <div>
+              <div className="label">The service’s answer</div>
+              <pre className="code-block">{result.output}</pre>
+            </div>
+          )}
           {result.output && result.action === 'Redacted' && (
             <div>
               <div className="label">Redacted text</div>
@@ -318,7 +324,9 @@ export default function Guardrails() {
   const rules = useQuery({ queryKey: rulesKey, queryFn: () => api<GuardrailRuleList>('/guardrails/rules') });
   const [editingProfile, setEditingProfile] = useState<GuardrailProfile | 'new' | null>(null);
   const [editingRule, setEditingRule] = useState<GuardrailRule | 'new' | null>(null);
+  const system = useQuery({ queryKey: ['system'], queryFn: () => api<SystemInfo>('/system') });
   const profileList = profiles.data?.profiles ?? [];
+  const live = system.data?.guardrails;
   return (
     <Page
       title="Guardrails"
@@ -329,6 +337,13 @@ export default function Guardrails() {
         </>
       }
     >
+      {live && (
+        <Notice tone={live.enabled ? 'info' : 'warning'}>
+          {live.enabled ? 'Guardrails are on' : 'Guardrails are off'} on this replica, with {live.active_rules}{' '}
+          {live.active_rules === 1 ? 'active rule' : 'active rules'}. Since it started: {live.blocked} blocked, {live.redacted} masked,{' '}
+          {live.fail_opens} {live.fail_opens === 1 ? 'check' : 'checks'} failed open.
+        </Notice>
+      )}
       <Section title="Profiles" actions={profiles.data && <Button variant="primary" onClick={() => setEditingProfile('new')}>New profile</Button>}>
         <QueryView query={profiles}>
           {(d) =>

@@ -32,8 +32,8 @@ export function useCelValidation(expression: string): CelState {
           signal: controller.signal,
         });
         if (controller.signal.aborted) return;
-        if (r.valid) setResult({ state: 'valid' });
-        else setResult({ state: 'invalid', message: r.error.message, line: r.error.line ?? null, column: r.error.column ?? null });
+        if (r.valid || !r.error) setResult({ state: 'valid' });
+        else setResult({ state: 'invalid', message: r.error.message, line: r.error.line, column: r.error.column });
       } catch (e) {
         if (controller.signal.aborted) return;
         setResult({ state: 'unavailable', message: errorMessage(e) });
