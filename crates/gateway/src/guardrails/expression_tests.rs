@@ -136,3 +136,40 @@ fn long_expressions_are_refused() {
     let long = format!("request.model == \"{}\"", "a".repeat(5000));
     assert!(refused(&long).message.contains("at most"));
 }
+
+mod properties {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Pieces of CEL, so random joins reach deep into the parser.
+    const PIECES: &[&str] = &[
+        "request", ".", "model", "api_format", "message_count", "has_tools", "is_streaming",
+        "content_length", "nope", " ", "\n", "(", ")", "[", "]", "{", "}", ",", ":", "?", "!",
+        "&&", "||", "==", "!=", "<", "<=", ">", ">=", "+", "-", "*", "/", "%", "in", "\"a\"",
+        "'b'", "1", "2.5", "3u", "-7", "true", "false", "null", "b\"x\"", "size", "startsWith",
+        "matches", "exists", "all", "map", "filter", "has", "x", "é", "\"", "\\", "r'", "0x1F",
+        ".?", "[?", "dyn", "type", "int", "string",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+
+        /// Whatever an admin types, compiling answers (never panics), and
+        /// a compiled rule evaluates without panicking.
+        #[test]
+        fn any_text_compiles_or_is_refused(picks in prop::collection::vec(0..PIECES.len(), 0..24)) {
+            let source: String = picks.iter().map(|&i| PIECES[i]).collect();
+            if let Ok(rule) = RuleExpression::compile(&source) {
+                let _ = rule.matches(&RequestScope::new(&facts()));
+            }
+        }
+
+        #[test]
+        fn arbitrary_bytes_compile_or_are_refused(source in "\\PC{0,64}") {
+            if let Ok(rule) = RuleExpression::compile(&source) {
+                let _ = rule.matches(&RequestScope::new(&facts()));
+            }
+        }
+    }
+}
