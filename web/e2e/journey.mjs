@@ -374,7 +374,7 @@ await page.getByRole('button', { name: 'New profile' }).click();
   await dialog.getByRole('button', { name: 'Create profile' }).click();
   await dialog.waitFor({ state: 'detached' });
 }
-await page.getByRole('cell', { name: 'content filter' }).waitFor();
+await page.getByRole('cell', { name: 'content filter', exact: true }).waitFor();
 await page.getByRole('button', { name: 'New rule' }).click();
 {
   const dialog = page.getByRole('dialog');
@@ -388,7 +388,7 @@ await page.getByRole('button', { name: 'New rule' }).click();
   await dialog.getByRole('button', { name: 'Create rule' }).click();
   await dialog.waitFor({ state: 'detached' });
 }
-await page.getByRole('cell', { name: 'claude traffic' }).waitFor();
+await page.getByRole('cell', { name: 'claude traffic', exact: true }).waitFor();
 await page.getByLabel('Text', { exact: true }).fill('hello\nsim: guardrail content type=HATE');
 await page.getByRole('button', { name: 'Run the profile' }).click();
 await page.getByText('blocked', { exact: true }).waitFor();

@@ -156,6 +156,7 @@ function RuleForm({ rule, profiles, onClose }: { rule?: GuardrailRule; profiles:
       else await api('/guardrails/rules', { method: 'POST', body });
       await queryClient.invalidateQueries({ queryKey: rulesKey });
       await queryClient.invalidateQueries({ queryKey: profilesKey });
+      await queryClient.invalidateQueries({ queryKey: ['system'] });
       onClose();
     } catch (err) {
       setError(errorMessage(err));
@@ -339,9 +340,9 @@ export default function Guardrails() {
     >
       {live && (
         <Notice tone={live.enabled ? 'info' : 'warning'}>
-          {live.enabled ? 'Guardrails are on' : 'Guardrails are off'} on this replica, with {live.active_rules}{' '}
-          {live.active_rules === 1 ? 'active rule' : 'active rules'}. Since it started: {live.blocked} blocked, {live.redacted} masked,{' '}
-          {live.fail_opens} {live.fail_opens === 1 ? 'check' : 'checks'} failed open.
+          {live.enabled ? 'Guardrails are on' : 'Guardrails are off'}: {live.active_rules} {live.active_rules === 1 ? 'rule' : 'rules'} with an enabled
+          profile. Since this replica started: {live.blocked} blocked, {live.redacted} masked, {live.fail_opens}{' '}
+          {live.fail_opens === 1 ? 'check' : 'checks'} failed open.
         </Notice>
       )}
       <Section title="Profiles" actions={profiles.data && <Button variant="primary" onClick={() => setEditingProfile('new')}>New profile</Button>}>
