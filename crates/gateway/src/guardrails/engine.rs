@@ -21,6 +21,7 @@ use rand::Rng as _;
 
 use super::expression::{RequestFacts, RequestScope, RuleExpression};
 use super::service::{self, Action, AwsKeys, Source, Target, Violation};
+use crate::store::guardrails::{Profile, ProfileKeys};
 use crate::store::ids::GuardrailProfileId;
 use crate::store::{Store, StoreError};
 
@@ -105,17 +106,8 @@ impl Guardrails {
             match repo.keys(p.id).await {
                 Ok(keys) => profiles.push(Arc::new(LoadedProfile {
                     id: p.id,
-                    name: p.name,
-                    target: Target {
-                        guardrail_id: p.guardrail_id,
-                        guardrail_version: p.guardrail_version,
-                        region: p.region,
-                        keys: AwsKeys {
-                            access_key_id: p.access_key_id,
-                            secret_access_key: keys.secret_access_key.expose().to_owned(),
-                            session_token: keys.session_token.map(|t| t.expose().to_owned()),
-                        },
-                    },
+                    name: p.name.clone(),
+                    target: stored_target(p, keys),
                 })),
                 Err(e) => {
                     tracing::warn!(profile = %p.name, "guardrail profile skipped: its keys cannot be read ({e})")
@@ -312,6 +304,20 @@ impl Guardrails {
             redacted: self.redacted.load(Ordering::Relaxed),
             fail_opens: self.fail_opens.load(Ordering::Relaxed),
         }
+    }
+}
+
+/// The call a stored profile makes, with its decrypted keys.
+pub fn stored_target(profile: Profile, keys: ProfileKeys) -> Target {
+    Target {
+        guardrail_id: profile.guardrail_id,
+        guardrail_version: profile.guardrail_version,
+        region: profile.region,
+        keys: AwsKeys {
+            access_key_id: profile.access_key_id,
+            secret_access_key: keys.secret_access_key.expose().to_owned(),
+            session_token: keys.session_token.map(|t| t.expose().to_owned()),
+        },
     }
 }
 

@@ -97,6 +97,20 @@ const PROFILE_COLUMNS: &str = "id, name, guardrail_id, guardrail_version, region
 const RULE_COLUMNS: &str = "id, name, description, cel_expression, apply_to, sampling_rate, \
      enabled, created_at, updated_at";
 
+/// The ids linked to `id`; `sides` turns a link into (`id`'s side, the other).
+fn linked<T: PartialEq, U>(
+    links: &[(GuardrailRuleId, GuardrailProfileId)],
+    sides: impl Fn(&(GuardrailRuleId, GuardrailProfileId)) -> (T, U),
+    id: T,
+) -> Vec<U> {
+    links
+        .iter()
+        .map(sides)
+        .filter(|(this, _)| *this == id)
+        .map(|(_, other)| other)
+        .collect()
+}
+
 /// A row to delete.
 #[derive(Clone, Copy)]
 enum Row {
@@ -130,11 +144,7 @@ impl<'a> Guardrails<'a> {
         });
         let links = self.links().await?;
         for profile in &mut profiles {
-            profile.rule_ids = links
-                .iter()
-                .filter(|(_, p)| *p == profile.id)
-                .map(|(r, _)| *r)
-                .collect();
+            profile.rule_ids = linked(&links, |&(r, p)| (p, r), profile.id);
         }
         Ok(profiles)
     }
@@ -299,11 +309,7 @@ impl<'a> Guardrails<'a> {
         });
         let links = self.links().await?;
         for rule in &mut rules {
-            rule.profile_ids = links
-                .iter()
-                .filter(|(r, _)| *r == rule.id)
-                .map(|(_, p)| *p)
-                .collect();
+            rule.profile_ids = linked(&links, |&link| link, rule.id);
         }
         Ok(rules)
     }

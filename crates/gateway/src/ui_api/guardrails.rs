@@ -30,8 +30,9 @@ use super::json::UiJson;
 use super::reply::{Done, DONE};
 use crate::config::Secret;
 use crate::error::GatewayError;
+use crate::guardrails::engine::stored_target;
 use crate::guardrails::expression::{ExpressionError, RuleExpression};
-use crate::guardrails::service::{self, sign, Action, AwsKeys, Source, Target, Violation};
+use crate::guardrails::service::{self, sign, Action, Source, Violation};
 use crate::state::AppState;
 use crate::store::clock::rfc3339;
 use crate::store::guardrails::{Profile, ProfileFields, Rule, RuleFields};
@@ -468,18 +469,7 @@ pub(crate) async fn test_profile(
         )));
     }
     let repo = app.store()?.guardrails();
-    let profile = repo.profile(id).await?;
-    let keys = repo.keys(id).await?;
-    let target = Target {
-        guardrail_id: profile.guardrail_id,
-        guardrail_version: profile.guardrail_version,
-        region: profile.region,
-        keys: AwsKeys {
-            access_key_id: profile.access_key_id,
-            secret_access_key: keys.secret_access_key.expose().to_owned(),
-            session_token: keys.session_token.map(|t| t.expose().to_owned()),
-        },
-    };
+    let target = stored_target(repo.profile(id).await?, repo.keys(id).await?);
     let started = Instant::now();
     let verdict = service::apply(
         app.http(),
