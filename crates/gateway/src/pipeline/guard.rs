@@ -33,34 +33,30 @@ pub(crate) async fn check_input(
     call: &mut ChatCall,
 ) -> Result<Option<AnswerGuard>, GatewayError> {
     let engine = app.guardrails();
-    let plan = {
+    let (plan, settings, outcome) = {
         let req = &call.request;
         let sent = texts::request_texts(req);
-        engine.plan(&RequestFacts {
+        let plan = engine.plan(&RequestFacts {
             model: &req.model,
             api_format: turn.reply.format.as_str(),
             message_count: req.messages.len(),
             has_tools: !req.tools.is_empty(),
             is_streaming: req.stream,
             content_length: sent.iter().map(|t| t.chars().count()).sum(),
-        })
+        });
+        if plan.is_empty() {
+            return Ok(None);
+        }
+        let settings = CallSettings {
+            http: app.http().clone(),
+            endpoint: app.config().upstream.guardrail_endpoint.clone(),
+            timeout: turn.rt.guardrail_timeout,
+        };
+        let outcome = engine
+            .check(&settings, &plan.input, Source::Input, &sent)
+            .await;
+        (plan, settings, outcome)
     };
-    if plan.is_empty() {
-        return Ok(None);
-    }
-    let settings = CallSettings {
-        http: app.http().clone(),
-        endpoint: app.config().upstream.guardrail_endpoint.clone(),
-        timeout: turn.rt.guardrail_timeout,
-    };
-    let outcome = engine
-        .check(
-            &settings,
-            &plan.input,
-            Source::Input,
-            &texts::request_texts(&call.request),
-        )
-        .await;
     let input_redacted = match outcome {
         Outcome::Pass => Vec::new(),
         Outcome::Blocked(violations) => return Err(blocked("input", violations)),
