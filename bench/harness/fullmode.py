@@ -86,11 +86,12 @@ class UiClient:
 
 
 def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None, redis_url=None,
-          key_rules=None):
+          key_rules=None, guarded=False):
     """Start a full-mode gateway and make it ready: (Proc, base URL, API key).
     `custom`: (base URL, key) of an OpenAI-compatible server to connect;
     `redis_url`: the gateway's REDIS_URL (limits counted there); `key_rules`:
-    more fields of the API key (a budget, rate limits)."""
+    more fields of the API key (a budget, rate limits); `guarded`:
+    guardrails on, with a profile and a rule that matches no request."""
     data = os.path.join(rundir, "gateway-full-data")
     os.makedirs(data, exist_ok=True)
     port = procs.free_port()
@@ -113,6 +114,9 @@ def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None, redis_url=N
     }
     if redis_url:
         env["REDIS_URL"] = redis_url
+    if guarded:
+        env["GUARDRAILS_ENABLED"] = "true"
+        env["GUARDRAIL_ENDPOINT"] = sim_base + "/guardrail-service"
     cmd = cores.wrap([bin_path], cores.relay)
     gw = procs.Proc("gateway (full mode)", cmd, os.path.join(rundir, "gateway-full.log"),
                     env=env, cwd=rundir)
@@ -123,6 +127,8 @@ def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None, redis_url=N
         key = prepare(ui, key_rules)
         if custom:
             connect_custom(ui, *custom)
+        if guarded:
+            add_unmatched_guardrail(ui)
     except (SetupError, RuntimeError, OSError):
         gw.stop()
         raise
@@ -170,6 +176,24 @@ def connect_custom(ui, base_url, api_key):
     if status != 201:
         raise SetupError(f"connecting custom: answered {status}: {answer}",
                          missing=status in (404, 405))
+
+
+def add_unmatched_guardrail(ui):
+    """A guardrail profile and a rule that checks both stages of requests
+    for a model nobody asks for: every request evaluates the rule, none
+    calls the guardrail service."""
+    def created(path, body):
+        status, answer = ui.call("POST", path, body)
+        if status != 201:
+            raise SetupError(f"POST {path} answered {status}: {answer}")
+        return answer
+    profile = created("/_ui/api/guardrails/profiles",
+                      {"name": "bench", "guardrail_id": "bench", "guardrail_version": "DRAFT",
+                       "region": "us-east-1", "access_key_id": "AKIDSIMGUARDRAIL",
+                       "secret_access_key": "sim-guardrail-secret-key"})
+    created("/_ui/api/guardrails/rules",
+            {"name": "unmatched", "cel_expression": 'request.model == "no-such-model"',
+             "apply_to": "Both", "sampling_rate": 100, "profile_ids": [profile.get("id")]})
 
 
 def recorded_usage(data_dir):

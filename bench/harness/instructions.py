@@ -11,6 +11,8 @@ own `primary` credentials and `custom` account, usage written to SQLite),
 so full mode's cost per request is a figure this shared machine cannot blur.
 `--full --limited REDIS_URL` gives that key a budget and rate limits it
 never reaches, counted in that Redis: what enforcing limits costs.
+`--full --guarded` turns guardrails on with one rule that matches no
+request: what evaluating rules costs when none applies.
 """
 
 import argparse
@@ -98,7 +100,8 @@ def count(args, rundir, sim_base, oidc_base, spec, n):
                                        Callgrind(out_file), rundir, sim_base, oidc_base,
                                        (sim_base + "/custom/v1", bench.custom_key()),
                                        redis_url=args.limited,
-                                       key_rules=LIMITED_KEY if args.limited else None)
+                                       key_rules=LIMITED_KEY if args.limited else None,
+                                       guarded=args.guarded)
         bench.FULL_MODE["key"] = key
         kind, path, body, expect = spec
         spec = (kind.replace("gateway_", "full_"), path, body, expect)
@@ -130,6 +133,9 @@ def main():
     ap.add_argument("--limited", metavar="REDIS_URL",
                     help="with --full: the key has a budget and rate limits (never reached), "
                          "counted in the Redis at REDIS_URL")
+    ap.add_argument("--guarded", action="store_true",
+                    help="with --full: guardrails on, with a rule that matches no request "
+                         "(the cost of evaluating it)")
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = ap.parse_args()
     known = {s.name: s for s in scenarios.primary_scenarios()
