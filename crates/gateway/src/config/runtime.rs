@@ -355,7 +355,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), FIELDS.len());
-        assert_eq!(FIELDS.len(), 19);
+        assert_eq!(FIELDS.len(), 21);
         let hot: Vec<_> = FIELDS
             .iter()
             .filter(|f| f.reload == Reload::Restart)
