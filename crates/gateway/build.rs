@@ -11,10 +11,17 @@
 //! Without `web/dist` (a machine without Node) the table is empty and the
 //! binary serves a page saying how to build the console: `cargo build`
 //! never needs Node. Cargo runs this again whenever `web/dist` changes.
+//!
+//! It also records what is built, for `/_ui/api/system`:
+//! `GATEWAY_BUILD_COMMIT` (the environment's, else `git rev-parse HEAD`;
+//! empty outside a checkout) and `GATEWAY_BUILT_AT` (unix seconds:
+//! `SOURCE_DATE_EPOCH`, else the commit's time, so a build is
+//! reproducible), again whenever the checkout's HEAD moves.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use sha2::{Digest as _, Sha256};
 
@@ -24,6 +31,7 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap_or_default());
     println!("cargo:rerun-if-changed={}", dist.display());
     println!("cargo:rerun-if-changed=build.rs");
+    build_info(&manifest);
 
     let mut files = Vec::new();
     if dist.join("index.html").is_file() {
@@ -127,4 +135,38 @@ fn gzip(bytes: &[u8]) -> Option<Vec<u8>> {
     let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
     enc.write_all(bytes).ok()?;
     enc.finish().ok()
+}
+
+/// The commit and time of what is built, as `rustc-env` variables.
+fn build_info(manifest: &Path) {
+    println!("cargo:rerun-if-env-changed=GATEWAY_BUILD_COMMIT");
+    println!("cargo:rerun-if-env-changed=SOURCE_DATE_EPOCH");
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(manifest)
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+            .filter(|s| !s.is_empty())
+    };
+    let env = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+    if let Some(dir) = git(&["rev-parse", "--absolute-git-dir"]) {
+        println!("cargo:rerun-if-changed={dir}/HEAD");
+        println!("cargo:rerun-if-changed={dir}/logs/HEAD");
+    }
+    let commit = env("GATEWAY_BUILD_COMMIT")
+        .or_else(|| git(&["rev-parse", "HEAD"]))
+        .filter(|c| {
+            c.chars()
+                .all(|ch| ch.is_ascii_alphanumeric() || ch == '-' || ch == '.')
+        })
+        .unwrap_or_default();
+    let built_at = env("SOURCE_DATE_EPOCH")
+        .or_else(|| git(&["log", "-1", "--format=%ct"]))
+        .filter(|t| t.chars().all(|ch| ch.is_ascii_digit()))
+        .unwrap_or_default();
+    println!("cargo:rustc-env=GATEWAY_BUILD_COMMIT={commit}");
+    println!("cargo:rustc-env=GATEWAY_BUILT_AT={built_at}");
 }

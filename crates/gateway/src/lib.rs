@@ -187,6 +187,7 @@ pub async fn serve(
             background.clone(),
         ));
         tasks.extend(live::invalidation::spawn(state.clone(), background.clone()));
+        tasks.push(live::heartbeat::spawn(state.clone(), background.clone()));
         if state.limiter().is_shared() {
             tracing::info!(
                 "rate limits and budgets are counted in Redis (REDIS_URL), shared by every replica"

@@ -65,21 +65,10 @@ export type Status = { setup_complete: boolean,
 mode: string, version: string, auth_google_enabled: boolean, auth_password_enabled: boolean, };
 
 /**
- * `GET /_ui/api/system`.
+ * `GET /_ui/api/system`: `version` and `mode` for everyone signed in,
+ * the rest for admins.
  */
-export type SystemInfo = { version: string, mode: string, 
-/**
- * `sqlite` or `postgres`.
- */
-database: string, uptime_secs: number, started_at: string, 
-/**
- * Where this replica counts rate limits and budgets.
- */
-limits: LimitsInfo, 
-/**
- * What this replica's guardrails did since start.
- */
-guardrails: GuardrailsInfo, };
+export type SystemInfo = { version: string, mode: string, };
 
 /**
  * How this replica counts rate limits and budgets (issue 21).
@@ -98,6 +87,43 @@ redis_round_trips: number,
  * through unlimited (fail open).
  */
 failures: number, };
+
+/**
+ * What only admins see of `/system`.
+ */
+export type AdminSystemInfo = { build: BuildInfo, database: DatabaseInfo, started_at: string, uptime_secs: number, 
+/**
+ * The replicas seen within a minute, most recently started first.
+ */
+replicas: Array<ReplicaInfo>, 
+/**
+ * Restart fields whose configured value is not the running one.
+ */
+pending_restart: Array<string>, 
+/**
+ * Where this replica counts rate limits and budgets.
+ */
+limits: LimitsInfo, 
+/**
+ * What this replica's guardrails did since start.
+ */
+guardrails: GuardrailsInfo, };
+
+/**
+ * What was built: the commit and its time (`null` outside a checkout).
+ */
+export type BuildInfo = { commit: string | null, built_at: string | null, };
+
+export type DatabaseInfo = { kind: "sqlite" | "postgres", 
+/**
+ * The last migration applied.
+ */
+schema_version: number, };
+
+/**
+ * One replica as its heartbeat describes it.
+ */
+export type ReplicaInfo = { id: string, hostname: string, version: string, last_seen: string, };
 
 export type LoginBody = { email: string, password: string, };
 

@@ -122,19 +122,15 @@ import type {
   AssistantPoll,
   PollAnswer as PrimaryPollAnswer,
   SystemInfo as ServedSystemInfo,
+  AdminSystemInfo,
 } from './generated';
 
 /** A device flow's poll, as `primary`'s and the assistant vendor's flows
  * answer it (the UI's one device-flow component polls both). */
 export type PollAnswer = PrimaryPollAnswer & Omit<AssistantPoll, 'status'>;
 
-/** `/system` as served, plus what the operations work adds (build,
- * replicas, pending restart). */
-export type SystemInfo = ServedSystemInfo & {
-  build?: { commit: string | null; built_at: string | null };
-  replicas?: { id: string; hostname: string; version: string; last_seen: string }[];
-  pending_restart?: string[];
-};
+/** `/system`: `version` and `mode` for everyone, the rest for admins. */
+export type SystemInfo = ServedSystemInfo & Partial<AdminSystemInfo>;
 
 export interface LogEvent {
   timestamp: string;

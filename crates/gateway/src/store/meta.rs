@@ -30,6 +30,16 @@ impl<'a> Meta<'a> {
         Meta { store }
     }
 
+    /// The version of the last migration applied (the schema's version).
+    pub async fn schema_version(&self) -> Result<i64, StoreError> {
+        let version: Option<i64> = with_pool!(self.store, p => {
+            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success")
+                .fetch_one(p)
+                .await?
+        });
+        Ok(version.unwrap_or(0))
+    }
+
     async fn get(&self, key: &str) -> Result<Option<String>, StoreError> {
         Ok(with_pool!(self.store, p => {
             sqlx::query_scalar("SELECT value FROM meta WHERE key = $1")

@@ -36,6 +36,7 @@ pub mod provider_accounts;
 pub mod provider_oauth_pending;
 pub mod provider_switches;
 pub mod recovery_codes;
+pub mod replicas;
 pub mod sessions;
 #[cfg(test)]
 pub(crate) mod testing;
@@ -300,6 +301,10 @@ impl Store {
 
     pub fn guardrails(&self) -> guardrails::Guardrails<'_> {
         guardrails::Guardrails::new(self)
+    }
+
+    pub fn replicas(&self) -> replicas::Replicas<'_> {
+        replicas::Replicas::new(self)
     }
 
     pub fn model_registry(&self) -> model_registry::ModelRegistry<'_> {

@@ -173,6 +173,38 @@ fn source(name: &str, env: &RuntimeConfig, stored: bool) -> ValueSource {
     }
 }
 
+/// The restart fields whose configured value is not the running one.
+fn pending_of(
+    configured: &RuntimeConfig,
+    live: &RuntimeConfig,
+) -> BTreeMap<&'static str, PendingValue> {
+    FIELDS
+        .iter()
+        .filter(|f| f.reload == Reload::Restart)
+        .filter_map(|f| {
+            let value = configured.get(f.name).unwrap_or_default();
+            let running = live.get(f.name).unwrap_or_default();
+            (running != value).then_some((
+                f.name,
+                PendingValue {
+                    configured: value,
+                    running,
+                },
+            ))
+        })
+        .collect()
+}
+
+/// The restart fields whose configured value (the environment's, then the
+/// store's) is not the running one: they apply at the next start.
+pub(crate) async fn pending_restart(
+    app: &AppState,
+) -> Result<BTreeMap<&'static str, PendingValue>, GatewayError> {
+    let stored = stored_values(app.store()?).await?;
+    let (configured, _) = overlay(app.env_runtime(), &stored);
+    Ok(pending_of(&configured, &app.runtime()))
+}
+
 /// `GET /_ui/api/config`.
 async fn get_config(
     State(app): State<AppState>,
@@ -185,21 +217,11 @@ async fn get_config(
     let live = app.runtime();
     let mut values = BTreeMap::new();
     let mut sources = BTreeMap::new();
-    let mut pending = BTreeMap::new();
+    let pending = pending_of(&configured, &live);
     for field in FIELDS {
         let value = configured.get(field.name).unwrap_or_default();
         let is_stored = stored.contains_key(field.name) && !ENVIRONMENT_ONLY.contains(&field.name);
         sources.insert(field.name, source(field.name, &env, is_stored));
-        let running = live.get(field.name).unwrap_or_default();
-        if field.reload == Reload::Restart && running != value {
-            pending.insert(
-                field.name,
-                PendingValue {
-                    configured: value.clone(),
-                    running,
-                },
-            );
-        }
         values.insert(field.name, Some(value));
     }
     for key in sso_keys::KEYS {

@@ -4,8 +4,12 @@
 //!   auth_google_enabled, auth_password_enabled}`; `auth_google_enabled` is
 //!   true when the identity provider is configured (`sso_issuer_url`,
 //!   `sso_client_id` and `sso_client_secret` all stored);
-//! - `GET /_ui/api/system` (signed in) -> `{version, mode, database,
-//!   uptime_secs, started_at}` (`database`: `sqlite` or `postgres`).
+//! - `GET /_ui/api/system` (signed in; interfaces-full.md 6): users see
+//!   `{version, mode}`; admins also `build: {commit, built_at}`, `database:
+//!   {kind, schema_version}`, `started_at`, `uptime_secs`, `replicas` (the
+//!   gateways that heartbeat into this database within a minute),
+//!   `pending_restart` (restart fields whose stored value is not the running
+//!   one), and this replica's `limits` and `guardrails`.
 
 use axum::extract::State;
 use axum::Json;
@@ -29,20 +33,76 @@ pub(crate) struct Status {
     auth_password_enabled: bool,
 }
 
-/// `GET /_ui/api/system`.
+/// `GET /_ui/api/system`: `version` and `mode` for everyone signed in,
+/// the rest for admins.
 #[derive(Debug, Serialize)]
 #[cfg_attr(test, derive(ts_rs::TS))]
 pub(crate) struct SystemInfo {
     version: &'static str,
     mode: &'static str,
-    /// `sqlite` or `postgres`.
-    database: &'static str,
-    uptime_secs: u64,
+    /// Admins only (the console's type is `SystemInfo &
+    /// Partial<AdminSystemInfo>`: ts-rs cannot flatten an `Option`).
+    #[serde(flatten)]
+    #[cfg_attr(test, ts(skip))]
+    admin: Option<AdminSystemInfo>,
+}
+
+/// What only admins see of `/system`.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct AdminSystemInfo {
+    build: BuildInfo,
+    database: DatabaseInfo,
     started_at: String,
+    uptime_secs: u64,
+    /// The replicas seen within a minute, most recently started first.
+    replicas: Vec<ReplicaInfo>,
+    /// Restart fields whose configured value is not the running one.
+    pending_restart: Vec<&'static str>,
     /// Where this replica counts rate limits and budgets.
     limits: LimitsInfo,
     /// What this replica's guardrails did since start.
     guardrails: GuardrailsInfo,
+}
+
+/// What was built: the commit and its time (`null` outside a checkout).
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct BuildInfo {
+    commit: Option<&'static str>,
+    built_at: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct DatabaseInfo {
+    #[cfg_attr(test, ts(type = "\"sqlite\" | \"postgres\""))]
+    kind: &'static str,
+    /// The last migration applied.
+    schema_version: i64,
+}
+
+/// One replica as its heartbeat describes it.
+#[derive(Debug, Serialize)]
+#[cfg_attr(test, derive(ts_rs::TS))]
+pub(crate) struct ReplicaInfo {
+    id: String,
+    hostname: String,
+    version: String,
+    last_seen: String,
+}
+
+impl BuildInfo {
+    fn of_this_binary() -> Self {
+        let commit = env!("GATEWAY_BUILD_COMMIT");
+        BuildInfo {
+            commit: (!commit.is_empty()).then_some(commit),
+            built_at: env!("GATEWAY_BUILT_AT")
+                .parse::<i64>()
+                .ok()
+                .map(clock::rfc3339),
+        }
+    }
 }
 
 /// This replica's guardrails (issue 16).
@@ -99,16 +159,49 @@ pub(crate) async fn status(State(app): State<AppState>) -> Result<Json<Status>, 
 /// `GET /_ui/api/system`.
 pub(crate) async fn system(
     State(app): State<AppState>,
-    _who: SessionUser,
+    who: SessionUser,
 ) -> Result<Json<SystemInfo>, GatewayError> {
-    let uptime = app.uptime().as_secs();
-    let started = clock::now().saturating_sub(i64::try_from(uptime).unwrap_or(0));
+    let admin = if who.user.is_admin() {
+        Some(admin_info(&app).await?)
+    } else {
+        None
+    };
     Ok(Json(SystemInfo {
         version: VERSION,
         mode: app.config().mode.as_str(),
-        database: app.store()?.backend().as_str(),
-        uptime_secs: uptime,
+        admin,
+    }))
+}
+
+async fn admin_info(app: &AppState) -> Result<AdminSystemInfo, GatewayError> {
+    let store = app.store()?;
+    let uptime = app.uptime().as_secs();
+    let started = clock::now().saturating_sub(i64::try_from(uptime).unwrap_or(0));
+    let replicas = store
+        .replicas()
+        .recent()
+        .await?
+        .into_iter()
+        .map(|r| ReplicaInfo {
+            id: r.id,
+            hostname: r.hostname,
+            version: r.version,
+            last_seen: clock::rfc3339(r.last_seen),
+        })
+        .collect();
+    Ok(AdminSystemInfo {
+        build: BuildInfo::of_this_binary(),
+        database: DatabaseInfo {
+            kind: store.backend().as_str(),
+            schema_version: store.meta().schema_version().await?,
+        },
         started_at: clock::rfc3339(started),
+        uptime_secs: uptime,
+        replicas,
+        pending_restart: super::config::pending_restart(app)
+            .await?
+            .into_keys()
+            .collect(),
         limits: LimitsInfo {
             counted_in: if app.limiter().is_shared() {
                 "redis"
@@ -123,5 +216,5 @@ pub(crate) async fn system(
             active_rules: app.guardrails().active_rules(),
             counters: app.guardrails().counters(),
         },
-    }))
+    })
 }

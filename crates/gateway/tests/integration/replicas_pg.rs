@@ -149,3 +149,33 @@ async fn two_replicas_share_revocations_config_and_credentials() {
     );
     two.stop().await.unwrap();
 }
+
+/// Every replica heartbeats into the database: `/_ui/api/system` on one
+/// lists both, each with its host and version.
+#[tokio::test]
+async fn system_lists_every_replica() {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!("TEST_DATABASE_URL is not set: the replica list test is skipped");
+        return;
+    };
+    let env = crate::common::FullEnv::start(db, &crate::common::admin_env()).await;
+    let _other = env.replica().await;
+    let admin = env.admin().await;
+    let start = Instant::now();
+    loop {
+        let system: serde_json::Value = admin.get("/_ui/api/system").await.json().await.unwrap();
+        let replicas = system["replicas"].as_array().cloned().unwrap_or_default();
+        if replicas.len() == 2 {
+            assert!(replicas
+                .iter()
+                .all(|r| r["version"] == env!("CARGO_PKG_VERSION")));
+            assert_ne!(replicas[0]["id"], replicas[1]["id"]);
+            break;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(5),
+            "replicas listed: {replicas:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}

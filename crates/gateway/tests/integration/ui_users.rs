@@ -338,11 +338,38 @@ async fn status_and_system(db: TestDb) {
     let admin = env.admin().await;
     let (status, system) = json_of(admin.get("/_ui/api/system").await).await;
     assert_eq!(status, 200);
-    assert_eq!(system["database"], backend);
+    assert_eq!(system["database"]["kind"], backend);
+    assert_eq!(system["database"]["schema_version"], 11, "{system}");
     assert_eq!(system["mode"], "full");
     assert!(system["uptime_secs"].is_u64());
     assert!(system["started_at"].as_str().unwrap().ends_with('Z'));
+    assert!(system["build"].as_object().unwrap().contains_key("commit"));
+    assert!(
+        system["build"]["built_at"].is_null()
+            || system["build"]["built_at"].as_str().unwrap().ends_with('Z')
+    );
+    assert_eq!(system["pending_restart"], serde_json::json!([]));
+    // This replica's heartbeat is written at start.
+    let mut replicas = Vec::new();
+    for _ in 0..50 {
+        let (_, system) = json_of(admin.get("/_ui/api/system").await).await;
+        replicas = system["replicas"].as_array().cloned().unwrap_or_default();
+        if !replicas.is_empty() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    assert_eq!(replicas.len(), 1, "{replicas:?}");
+    assert_eq!(replicas[0]["version"], env!("CARGO_PKG_VERSION"));
+    assert!(!replicas[0]["hostname"].as_str().unwrap().is_empty());
     assert_eq!(admin.get("/_ui/api/nope").await.status(), 404);
+
+    // Users see the version and the mode only.
+    let user = env.new_user(&admin, "user@example.com", "User").await;
+    let (status, system) = json_of(user.client.get("/_ui/api/system").await).await;
+    assert_eq!(status, 200);
+    let keys: Vec<&String> = system.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["version", "mode"]);
 }
 
 crate::both_stores!(

@@ -13,6 +13,7 @@ const INFO = {
   replicas: [{ id: 'r1', hostname: 'gw-a', version: '1.4.0', last_seen: new Date().toISOString() }],
   pending_restart: ['http_connect_timeout'],
   limits: { counted_in: 'redis', redis_round_trips: 12, failures: 3 },
+  guardrails: { enabled: true, active_rules: 2, blocked: 4, redacted: 1, fail_opens: 5 },
 };
 
 let visibility: DocumentVisibilityState = 'visible';
@@ -33,6 +34,7 @@ describe('system page', () => {
     expect(screen.getByText('gw-a')).toBeInTheDocument();
     expect(screen.getByText('counted in Redis, shared by every replica')).toBeInTheDocument();
     expect(screen.getByText(/3 counter failures/)).toBeInTheDocument();
+    expect(screen.getByText('5 checks failed open')).toBeInTheDocument();
     expect(calls).toHaveLength(1);
     await act(() => vi.advanceTimersByTimeAsync(30_000));
     expect(calls).toHaveLength(2);
@@ -44,9 +46,11 @@ describe('system page', () => {
     expect(calls).toHaveLength(2);
   });
 
-  it('accepts the older shape (database as a string, no replicas)', async () => {
-    mockFetch({ 'GET /_ui/api/system': { body: { version: '0.1.0', mode: 'full', database: 'sqlite', uptime_secs: 5, started_at: '2026-11-24T10:00:00Z' } } });
+  it('shows what a non-admin is answered (version and mode only)', async () => {
+    mockFetch({ 'GET /_ui/api/system': { body: { version: '0.1.0', mode: 'full' } } });
     renderAt(<System />, '/admin/system');
-    expect(await screen.findByText('SQLite')).toBeInTheDocument();
+    expect(await screen.findByText('0.1.0')).toBeInTheDocument();
+    expect(screen.getByText('Full deployment')).toBeInTheDocument();
+    expect(screen.queryByText('Guardrails')).not.toBeInTheDocument();
   });
 });

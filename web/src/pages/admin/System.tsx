@@ -1,5 +1,5 @@
 // Admin: what is running — version and build, mode, database, uptime,
-// where limits are counted, replicas, pending restarts. Refreshed every 30 s while visible.
+// where limits are counted, guardrails, replicas, pending restarts. Refreshed every 30 s while visible.
 
 import { useQuery } from '@tanstack/react-query';
 import { Link } from 'react-router';
@@ -15,7 +15,7 @@ export default function System() {
     <Page title="System" description="The gateway process answering this console.">
       <QueryView query={system}>
         {(s) => {
-          const db = typeof s.database === 'string' ? { kind: s.database, schema_version: null } : s.database;
+          const db = s.database;
           return (
             <>
               <Section title="Running">
@@ -53,6 +53,25 @@ export default function System() {
                           <>
                             {' '}
                             <Badge tone="warn">{s.limits.failures} counter failures: requests went through unlimited</Badge>
+                          </>
+                        )}
+                      </dd>
+                    </>
+                  )}
+                  {s.guardrails && (
+                    <>
+                      <dt>Guardrails</dt>
+                      <dd>
+                        {s.guardrails.enabled ? 'on' : 'off'}
+                        <span className="muted">
+                          {' '}
+                          · {s.guardrails.active_rules} {s.guardrails.active_rules === 1 ? 'rule' : 'rules'} · {s.guardrails.blocked} blocked ·{' '}
+                          {s.guardrails.redacted} masked
+                        </span>
+                        {s.guardrails.fail_opens > 0 && (
+                          <>
+                            {' '}
+                            <Badge tone="warn">{s.guardrails.fail_opens} checks failed open</Badge>
                           </>
                         )}
                       </dd>
