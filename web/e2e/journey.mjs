@@ -7,7 +7,7 @@
 // script (run as a user would, its listener reached by the browser), each
 // then used on /v1, a streamed playground chat in both
 // formats, usage, every admin page, a guardrail profile and rule made in
-// the console and a request blocked by it, a user created, sign-out and sign-in with
+// the console and a request blocked by it, the live log stream, a user created, sign-out and sign-in with
 // TOTP, the new user's forced password change and 2FA, a non-admin refused,
 // the lockout. Every page is checked by axe-core (no serious or critical
 // violation) and shot in both themes into OUT. Any failed step, page error or
@@ -360,6 +360,17 @@ for (const [name, label] of [['16-users', 'Users'], ['17-domains', 'Domains'], [
   await page.waitForTimeout(1200);
   await shot(name);
 }
+
+step('logs: the live stream shows the history and new lines');
+currentPage = 'admin: Logs';
+await page.getByRole('navigation').getByRole('link', { name: 'Logs', exact: true }).click();
+await page.locator('.log-line').first().waitFor();
+{
+  const resp = await fetch(`${BASE}/health`, { headers: { 'x-request-id': 'e2e-live-line' } });
+  await resp.arrayBuffer();
+}
+await page.getByText('e2e-live', { exact: false }).first().waitFor();
+await shot('23b-logs-live');
 
 step('guardrails: a profile, a rule checked as it is typed, the tester, a request blocked');
 currentPage = 'admin: Guardrails';

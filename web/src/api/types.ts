@@ -4,7 +4,7 @@
 // ./generated.ts (crates/gateway/src/ui_api/ts_types.rs; a Rust test fails
 // when that file is stale), so the console and the API cannot drift apart.
 // The rest of this file is PROVISIONAL: the shapes of calls that open issues
-// add (the log stream, the rest of /system), written from interfaces-full.md. Each moves to generated.ts when
+// add, written from interfaces-full.md. Each moves to generated.ts when
 // its endpoint lands.
 
 export type {
@@ -132,6 +132,8 @@ export type PollAnswer = PrimaryPollAnswer & Omit<AssistantPoll, 'status'>;
 /** `/system`: `version` and `mode` for everyone, the rest for admins. */
 export type SystemInfo = ServedSystemInfo & Partial<AdminSystemInfo>;
 
+/** One `event: log` of `/admin/logs/stream` (written by hand on the
+ * server, `ui_api/logs.rs`, so not generated). */
 export interface LogEvent {
   timestamp: string;
   level: string;

@@ -1,12 +1,16 @@
 //! Logging: the `tracing` subscriber (`LOG_LEVEL` as filter, `LOG_FORMAT=json`
 //! for JSON lines) and the masking every logged body or header goes through,
 //! whatever `DEBUG_MODE` says: API keys, tokens, secrets, passwords,
-//! authorization and cookie values never reach the log.
+//! authorization and cookie values never reach the log. Every line is also
+//! kept for the admins' live log stream ([`stream`]).
 
 pub mod access_note;
+pub mod stream;
 mod text_fields;
 
 use serde_json::Value;
+use tracing_subscriber::layer::SubscriberExt as _;
+use tracing_subscriber::util::SubscriberInitExt as _;
 use tracing_subscriber::EnvFilter;
 
 use crate::config::{LogConfig, LogFormat};
@@ -23,14 +27,21 @@ pub fn init(config: &LogConfig) {
         .with_env_filter(filter)
         .with_ansi(ansi)
         .with_target(true);
+    // Every line also goes to the admin log stream's ring (`stream`).
     let result = match config.format {
         LogFormat::Json => builder
             .json()
             .flatten_event(true)
             .with_current_span(true)
             .with_span_list(false)
+            .finish()
+            .with(stream::StreamLayer)
             .try_init(),
-        LogFormat::Text => builder.fmt_fields(text_fields::TextFields).try_init(),
+        LogFormat::Text => builder
+            .fmt_fields(text_fields::TextFields)
+            .finish()
+            .with(stream::StreamLayer)
+            .try_init(),
     };
     // Already installed (a second server in the same test process): keep the first.
     drop(result);

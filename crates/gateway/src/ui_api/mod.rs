@@ -40,6 +40,7 @@ pub(crate) mod json;
 pub(crate) mod keys;
 pub(crate) mod limit_fields;
 pub(crate) mod login;
+pub(crate) mod logs;
 pub(crate) mod models;
 pub(crate) mod provider_signin;
 pub(crate) mod providers;
@@ -199,6 +200,7 @@ pub(crate) fn router(state: AppState) -> Router<AppState> {
         )
         .route("/usage", get(usage::own))
         .route("/admin/usage", get(usage::global))
+        .route("/admin/logs/stream", get(logs::stream))
         .route("/admin/usage/users", get(usage::per_user))
         .merge(sso::routes(&state))
         .merge(config::routes())

@@ -23,6 +23,7 @@ mod keys_lifecycle;
 mod keys_support;
 mod limits;
 mod log_secrets;
+mod log_stream;
 mod model_registry;
 mod profiles;
 mod provider_signins;
