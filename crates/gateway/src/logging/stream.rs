@@ -37,8 +37,8 @@ pub struct LogLine {
     pub level: Level,
     pub target: &'static str,
     pub message: String,
-    /// The line's other fields as one JSON object.
-    pub fields_json: String,
+    /// The line's other fields as one JSON object (UTF-8).
+    pub fields_json: Vec<u8>,
     /// The `request_id` of the request span the line was logged in.
     pub request_id: Option<Arc<str>>,
 }
@@ -127,10 +127,8 @@ where
         } else {
             fields.json[0] = b'{';
         }
-        let request_id = ctx.event_scope(event).and_then(|scope| {
-            scope
-                .from_root()
-                .find_map(|span| span.extensions().get::<RequestIdOf>().map(|r| r.0.clone()))
+        let request_id = ctx.event_scope(event).and_then(|mut scope| {
+            scope.find_map(|span| span.extensions().get::<RequestIdOf>().map(|r| r.0.clone()))
         });
         hub().push(LogLine {
             seq: 0,
@@ -138,7 +136,7 @@ where
             level: *meta.level(),
             target: meta.target(),
             message: fields.message,
-            fields_json: String::from_utf8(fields.json).unwrap_or_else(|_| "{}".to_owned()),
+            fields_json: fields.json,
             request_id,
         });
     }
@@ -183,7 +181,7 @@ impl FieldsVisitor {
         if field.name() == "message" {
             value.clone_into(&mut self.message);
         } else if self.name(field) {
-            let shown = if super::is_secret_key(field.name()) {
+            let shown = if secret_name(field.name()) {
                 super::MASK
             } else {
                 value
@@ -193,13 +191,47 @@ impl FieldsVisitor {
     }
 }
 
+/// [`super::is_secret_key`] of a field name, remembered per name: field
+/// names are `'static` and few, and the check itself allocates.
+fn secret_name(name: &'static str) -> bool {
+    thread_local! {
+        static KNOWN: std::cell::RefCell<Vec<(usize, bool)>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let key = name.as_ptr() as usize ^ name.len();
+    KNOWN.with(|known| {
+        let Ok(mut known) = known.try_borrow_mut() else {
+            return super::is_secret_key(name);
+        };
+        if let Some(&(_, secret)) = known.iter().find(|(k, _)| *k == key) {
+            return secret;
+        }
+        let secret = super::is_secret_key(name);
+        if known.len() < 256 {
+            known.push((key, secret));
+        }
+        secret
+    })
+}
+
 impl Visit for FieldsVisitor {
     fn record_str(&mut self, field: &Field, value: &str) {
         self.text(field, value);
     }
 
     fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
-        self.text(field, &format!("{value:?}"));
+        // Written into a buffer kept per thread: no allocation per field.
+        thread_local! {
+            static SCRATCH: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+        }
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut scratch) => {
+                scratch.clear();
+                let _ = std::fmt::Write::write_fmt(&mut *scratch, format_args!("{value:?}"));
+                self.text(field, &scratch);
+            }
+            // A value whose formatting logs (re-entered): a buffer of its own.
+            Err(_) => self.text(field, &format!("{value:?}")),
+        });
     }
 
     fn record_bool(&mut self, field: &Field, value: bool) {
@@ -275,7 +307,7 @@ mod tests {
         };
         assert_eq!(line.level, Level::INFO);
         assert_eq!(line.request_id.as_deref(), Some("req-7"));
-        let fields: serde_json::Value = serde_json::from_str(&line.fields_json).unwrap();
+        let fields: serde_json::Value = serde_json::from_slice(&line.fields_json).unwrap();
         assert_eq!(
             fields,
             serde_json::json!({"status": 200, "ok": true, "api_key": "***", "path": "/v1/x\"y"})

@@ -131,7 +131,7 @@ fn log_event(line: &LogLine, replayed: bool) -> Bytes {
         None => out.extend_from_slice(b"null"),
     }
     out.extend_from_slice(b",\"fields\":");
-    out.extend_from_slice(line.fields_json.as_bytes());
+    out.extend_from_slice(&line.fields_json);
     out.extend_from_slice(if replayed {
         b",\"replayed\":true}\n\n"
     } else {
