@@ -197,6 +197,11 @@ impl AppState {
         Ok(done)
     }
 
+    /// When this process started, in unix seconds.
+    pub fn started_at(&self) -> i64 {
+        crate::store::clock::now() - i64::try_from(self.uptime().as_secs()).unwrap_or(0)
+    }
+
     /// How long the process has been serving.
     pub fn uptime(&self) -> Duration {
         self.0.started.elapsed()

@@ -85,9 +85,9 @@ fn put(text: &mut String, texts: &mut impl Iterator<Item = String>) {
     }
 }
 
-/// Characters of text the client sent (`request.content_length`).
-pub fn content_length(req: &ChatRequest) -> usize {
-    request_texts(req).iter().map(|t| t.chars().count()).sum()
+/// Characters of `texts` (`request.content_length` of [`request_texts`]).
+pub fn content_length(texts: &[&str]) -> usize {
+    texts.iter().map(|t| t.chars().count()).sum()
 }
 
 #[cfg(test)]
@@ -140,7 +140,7 @@ mod tests {
             ..ChatRequest::default()
         };
         assert_eq!(request_texts(&req), ["be kind", "hello", "hi", "42 a@b.c"]);
-        assert_eq!(content_length(&req), 7 + 5 + 2 + 8);
+        assert_eq!(content_length(&request_texts(&req)), 7 + 5 + 2 + 8);
         replace_request_texts(
             &mut req,
             vec!["1".into(), "2".into(), "3".into(), "42 {EMAIL}".into()],

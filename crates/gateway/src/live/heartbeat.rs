@@ -8,12 +8,11 @@ use tokio_util::sync::CancellationToken;
 
 use crate::routes::health::VERSION;
 use crate::state::AppState;
-use crate::store::clock;
 use crate::store::replicas::{Replica, HEARTBEAT_EVERY};
 
 /// This process as a replica: a fresh id per start, the host's name.
 fn me(app: &AppState) -> Replica {
-    let started = clock::now() - i64::try_from(app.uptime().as_secs()).unwrap_or(0);
+    let started = app.started_at();
     Replica {
         id: crate::ids::fast_uuid().to_string(),
         hostname: hostname(),

@@ -42,7 +42,7 @@ pub(crate) async fn check_input(
             message_count: req.messages.len(),
             has_tools: !req.tools.is_empty(),
             is_streaming: req.stream,
-            content_length: sent.iter().map(|t| t.chars().count()).sum(),
+            content_length: texts::content_length(&sent),
         });
         if plan.is_empty() {
             return Ok(None);

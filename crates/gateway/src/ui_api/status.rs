@@ -176,7 +176,7 @@ pub(crate) async fn system(
 async fn admin_info(app: &AppState) -> Result<AdminSystemInfo, GatewayError> {
     let store = app.store()?;
     let uptime = app.uptime().as_secs();
-    let started = clock::now().saturating_sub(i64::try_from(uptime).unwrap_or(0));
+    let started = app.started_at();
     let replicas = store
         .replicas()
         .recent()
