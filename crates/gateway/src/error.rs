@@ -34,6 +34,8 @@ pub enum AuthFailure {
     BadCredentials,
     /// Web UI sign-in: the second step's code or login token is not valid.
     BadSecondFactor,
+    /// `GET /metrics` without the `METRICS_TOKEN` it requires.
+    MetricsToken,
 }
 
 /// The service error.
@@ -132,6 +134,9 @@ fn auth_message(failure: AuthFailure) -> &'static str {
         AuthFailure::NoSession => "not signed in, or the session has expired",
         AuthFailure::BadCredentials => "invalid email or password",
         AuthFailure::BadSecondFactor => "invalid or expired code or login token",
+        AuthFailure::MetricsToken => {
+            "the metrics need the scrape token: send 'Authorization: Bearer <METRICS_TOKEN>'"
+        }
     }
 }
 
@@ -312,7 +317,10 @@ impl IntoResponse for GatewayError {
         if matches!(
             self,
             GatewayError::Auth(
-                AuthFailure::MissingKey | AuthFailure::InvalidKey | AuthFailure::ExpiredKey
+                AuthFailure::MissingKey
+                    | AuthFailure::InvalidKey
+                    | AuthFailure::ExpiredKey
+                    | AuthFailure::MetricsToken
             )
         ) {
             response

@@ -1,7 +1,8 @@
 //! The gateway service. Its rooms, lowest first (an import points only
 //! down this list, `docs/architecture.md` draws the map):
 //!
-//! - leaves: [`error`], [`config`], [`crypto`], [`ids`], [`logging`], [`body`];
+//! - leaves: [`error`], [`config`], [`crypto`], [`ids`], [`logging`], [`body`],
+//!   [`telemetry`] (the metrics registry);
 //! - [`store`] (SQLite or PostgreSQL), [`upstream`] (the HTTP client, retries,
 //!   the one body reader);
 //! - [`auth`] (callers and API keys), [`usage`] (accounting), [`sso`];
@@ -41,6 +42,7 @@ pub(crate) mod server;
 pub(crate) mod sso;
 pub(crate) mod state;
 pub mod store;
+pub(crate) mod telemetry;
 pub(crate) mod turn;
 pub(crate) mod ui_api;
 pub mod upstream;
@@ -120,6 +122,13 @@ pub async fn serve(
         }
     };
     warn_about_region(&config);
+    telemetry::meters().set_build_info(
+        routes::health::VERSION,
+        match config.mode {
+            GatewayMode::Proxy => "proxy",
+            GatewayMode::Full => "full",
+        },
+    );
 
     let models = ModelCache::with_fallback();
     let background = CancellationToken::new();

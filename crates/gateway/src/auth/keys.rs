@@ -35,6 +35,7 @@ use crate::limits::OwnerLimits;
 use crate::store::api_keys::{FoundKey, KeyOwner};
 use crate::store::ids::UserId;
 use crate::store::{Store, StoreError};
+use crate::telemetry::{self, CacheName};
 
 /// Every key starts with this.
 pub const KEY_PREFIX: &str = "sk-";
@@ -237,11 +238,14 @@ impl KeyCache {
         hash: ApiKeyHash,
     ) -> Result<Option<CachedKey>, StoreError> {
         if let Some(key) = self.inner.found.get(&hash).await {
+            telemetry::meters().cache_lookup(CacheName::ApiKey, true);
             return Ok(Some(key));
         }
         if self.inner.unknown.contains_key(&hash) {
+            telemetry::meters().cache_lookup(CacheName::ApiKey, true);
             return Ok(None);
         }
+        telemetry::meters().cache_lookup(CacheName::ApiKey, false);
         let epoch = self.inner.epoch.load(Ordering::SeqCst);
         match store.api_keys().find_by_hash(&hash.to_hex()).await? {
             Some(found) => {

@@ -83,12 +83,6 @@ pub fn check(headers: &HeaderMap, expected: &ApiKeyHash) -> Result<(), AuthFailu
     }
 }
 
-/// Whether a `/v1` path (seen inside the nested router, or whole) is a
-/// chat call, the calls recorded as usage.
-pub fn is_chat_path(path: &str) -> bool {
-    path.ends_with("/chat/completions") || path.ends_with("/messages")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,14 +162,6 @@ mod tests {
             ),
             Err(AuthFailure::InvalidKey)
         );
-    }
-
-    #[test]
-    fn chat_paths() {
-        assert!(is_chat_path("/chat/completions"));
-        assert!(is_chat_path("/v1/messages"));
-        assert!(!is_chat_path("/messages/count_tokens"));
-        assert!(!is_chat_path("/models"));
     }
 
     #[test]

@@ -161,6 +161,8 @@ pub struct Config {
     pub redis_url: Option<Secret>,
     /// The one client key of proxy mode (required there).
     pub proxy_api_key: Option<Secret>,
+    /// `METRICS_TOKEN`: when set, `/metrics` wants it as a bearer token.
+    pub metrics_token: Option<Secret>,
     /// 32-byte key for stored secrets (full mode), as given (base64 or hex).
     pub config_encryption_key: Option<Secret>,
     pub initial_admin_email: Option<String>,
@@ -262,6 +264,10 @@ impl Config {
         };
 
         let redis_url = src.get("REDIS_URL").map(Secret::new);
+        let metrics_token = src
+            .get("METRICS_TOKEN")
+            .filter(|t| !t.trim().is_empty())
+            .map(Secret::new);
         if let Some(url) = &redis_url {
             let ok = ["redis://", "rediss://", "unix://", "redis+unix://"]
                 .iter()
@@ -362,6 +368,7 @@ impl Config {
             data_dir,
             database_url,
             redis_url,
+            metrics_token,
             proxy_api_key,
             config_encryption_key,
             initial_admin_email,

@@ -24,6 +24,7 @@ use super::service::{self, Action, AwsKeys, Source, Target, Violation};
 use crate::store::guardrails::{Profile, ProfileKeys};
 use crate::store::ids::GuardrailProfileId;
 use crate::store::{Store, StoreError};
+use crate::telemetry;
 
 /// One enabled profile, ready to call.
 #[derive(Debug)]
@@ -191,7 +192,8 @@ impl Guardrails {
         plan
     }
 
-    /// Check `texts` with `profiles` (one stage).
+    /// Check `texts` with `profiles` (one stage); the outcome is counted in
+    /// the stage's metrics.
     pub async fn check(
         &self,
         settings: &CallSettings,
@@ -202,6 +204,24 @@ impl Guardrails {
         if profiles.is_empty() || texts.is_empty() {
             return Outcome::Pass;
         }
+        let outcome = self.decide(settings, profiles, source, texts).await;
+        let action = match &outcome {
+            Outcome::Pass => 0,
+            Outcome::Blocked(_) => 1,
+            Outcome::Redacted { .. } => 2,
+        };
+        let stage = usize::from(matches!(source, Source::Output));
+        telemetry::meters().guardrail_verdict(stage, action);
+        outcome
+    }
+
+    async fn decide(
+        &self,
+        settings: &CallSettings,
+        profiles: &[Arc<LoadedProfile>],
+        source: Source,
+        texts: &[&str],
+    ) -> Outcome {
         let calls = profiles
             .iter()
             .map(|p| self.call(settings, p, source, texts));

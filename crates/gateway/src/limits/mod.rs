@@ -43,6 +43,7 @@ use crate::error::GatewayError;
 use crate::store::api_keys::KeyOwner;
 use crate::store::clock::rfc3339;
 use crate::store::Store;
+use crate::telemetry;
 
 /// The limits that apply to one key's requests: its own and its user's.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -419,6 +420,9 @@ fn refusal(
     reset_secs: i64,
 ) -> Option<GatewayError> {
     let retry_after = u64::try_from(reset_secs).unwrap_or(60);
+    if verdict != Verdict::Admitted {
+        telemetry::meters().rate_limited(matches!(verdict, Verdict::Budget(_)));
+    }
     Some(match verdict {
         Verdict::Admitted => return None,
         Verdict::Budget(i) => {

@@ -1,5 +1,6 @@
-//! What a request's handling learns for its access line: the provider and
-//! upstream model it was routed to (interfaces.md 5.3).
+//! What a request's handling learns for its access line and its metrics:
+//! the provider and upstream model it was routed to (interfaces.md 5.3),
+//! and whether its usage ticket times the answer.
 //!
 //! A task-local slot, filled by the pipeline and read by
 //! [`super::request_context`] when the response starts. Recording the same
@@ -16,6 +17,9 @@ use std::future::Future;
 pub struct AccessNote {
     pub provider: Option<&'static str>,
     pub model: Option<String>,
+    /// A chat call's usage ticket records the answer's duration when the
+    /// answer (a stream too) has ended; the middleware does not.
+    pub answer_metered: bool,
 }
 
 tokio::task_local! {
@@ -42,6 +46,12 @@ pub fn note_route(provider: &'static str, model: &str) {
         note.provider = Some(provider);
         note.model = Some(model.to_owned());
     });
+}
+
+/// Note that the request's usage ticket records its answer's duration (a
+/// no-op outside a request).
+pub fn note_answer_metered() {
+    let _ = NOTE.try_with(|note| note.borrow_mut().answer_metered = true);
 }
 
 #[cfg(test)]

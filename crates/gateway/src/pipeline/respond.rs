@@ -47,6 +47,8 @@ pub(crate) fn stream(reply: &Reply, answer: EventAnswer) -> Response {
     }
     let mut encoder = ClientEncoder::new(reply.format, meta, reply.include_usage, usage_hint);
     let mut state = Unfinished::new(reply.usage.clone());
+    // The time to first token is the first batch of events that goes out.
+    let mut timed = false;
     let body = async_stream::stream! {
         let mut out = BytesMut::with_capacity(4096);
         encoder.begin(&mut out);
@@ -55,12 +57,20 @@ pub(crate) fn stream(reply: &Reply, answer: EventAnswer) -> Response {
             encoder.push(ev, &mut out);
         }
         let mut events = Vec::new();
+        let mut pushed = !first.is_empty();
         loop {
+            if pushed && !timed {
+                timed = true;
+                if let Some(ticket) = state.usage() {
+                    ticket.first_token();
+                }
+            }
             if !out.is_empty() {
                 yield Ok::<_, Infallible>(out.split().freeze());
             }
             events.clear();
             let more = rest.next(&mut events).await;
+            pushed = !events.is_empty();
             for ev in &events {
                 note(state.usage(), ev);
                 encoder.push(ev, &mut out);

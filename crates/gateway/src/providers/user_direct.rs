@@ -27,6 +27,7 @@ use crate::error::GatewayError;
 use crate::store::ids::{ProviderAccountId, UserId};
 use crate::store::provider_accounts::UsableAccount;
 use crate::store::Store;
+use crate::telemetry::{self, CacheName};
 use crate::upstream::build_user_url_client;
 use crate::upstream::ssrf::ConnectGuard;
 
@@ -159,8 +160,10 @@ impl UserDirect {
     /// The direct providers `user` can use now, preferred first.
     pub async fn providers(&self, store: &Store, user: UserId) -> Result<Providers, GatewayError> {
         if let Some(found) = self.cache.get(&user).await {
+            telemetry::meters().cache_lookup(CacheName::Credentials, true);
             return Ok(found);
         }
+        telemetry::meters().cache_lookup(CacheName::Credentials, false);
         let accounts = store.provider_accounts();
         let mut usable = accounts.usable(user).await?;
         usable.extend(accounts.usable_pool().await?);

@@ -14,9 +14,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 
 use crate::auth::keys::{self, ApiKeyHash};
-use crate::auth::{check, is_chat_path, presented_keys, Caller};
+use crate::auth::{check, presented_keys, Caller};
 use crate::error::{AuthFailure, GatewayError};
 use crate::state::AppState;
+use crate::telemetry::Endpoint;
+use crate::usage::UsageTicket;
 
 /// Middleware for `/v1/*` in proxy mode.
 pub(crate) async fn require_proxy_key(
@@ -32,7 +34,21 @@ pub(crate) async fn require_proxy_key(
     };
     check(request.headers(), expected).map_err(GatewayError::Auth)?;
     request.extensions_mut().insert(Caller::Proxy);
+    let endpoint = endpoint_of(&request);
+    if endpoint.is_chat() {
+        // Nothing is recorded in proxy mode; the ticket carries the
+        // answer's metrics to its end.
+        request
+            .extensions_mut()
+            .insert(UsageTicket::unrecorded(endpoint));
+    }
     Ok(next.run(request).await)
+}
+
+/// The `/v1` endpoint of `request` (its path is seen inside the nested
+/// router, without `/v1`).
+fn endpoint_of(request: &Request) -> Endpoint {
+    Endpoint::of_route(request.uri().path())
 }
 
 /// `/v1/*` in full deployment, after the setup check: the per-user key of
@@ -63,8 +79,9 @@ pub(crate) async fn require_user_key(
         return Err(GatewayError::Auth(AuthFailure::ExpiredKey));
     }
     let owner = key.owner;
-    let chat = is_chat_path(request.uri().path());
-    let ticket = app.usage_sink().open(owner, chat);
+    let endpoint = endpoint_of(&request);
+    let chat = endpoint.is_chat();
+    let ticket = app.usage_sink().open(owner, endpoint);
     let limited = key.limits.is_some();
     if let Some(limits) = key.limits {
         if !chat {

@@ -6,7 +6,7 @@
 //! 3. [`uniform_errors`]: every error in the spec's format;
 //! 4. [`body_limit`]: `max_request_body`, 413 `request_too_large`;
 //!
-//! then the [`router`] itself, per route group: `/` and `/health` open; `/v1/*` behind client auth in
+//! then the [`router`] itself, per route group: `/` and `/health` open, `/metrics` open or behind `METRICS_TOKEN`; `/v1/*` behind client auth in
 //!    proxy mode, behind the [`setup_guard`] in full mode; `/_ui/api/*` (full
 //!    mode only) behind its session layer ([`crate::ui_api`]).
 //!
@@ -33,7 +33,7 @@ use axum::Router;
 
 use crate::config::GatewayMode;
 use crate::error::GatewayError;
-use crate::routes::{health, v1};
+use crate::routes::{health, metrics, v1};
 use crate::state::AppState;
 pub(crate) use front_door::FrontDoor;
 
@@ -50,6 +50,7 @@ pub(crate) fn router(state: AppState) -> Router {
     let mut app = Router::new()
         .route("/", get(health::root))
         .route("/health", get(health::health))
+        .route("/metrics", get(metrics::scrape))
         .nest("/v1", v1);
     if state.config().mode == GatewayMode::Full {
         app = app

@@ -12,6 +12,9 @@
 //!   provider and model the request went to ([`access_note`]) and the error
 //!   recorded by `GatewayError`, with the internal detail that the client
 //!   never sees.
+//! - `gateway_requests_total` for every `/v1` request, and its duration
+//!   unless a chat call's usage ticket times the whole answer (a stream
+//!   ends after its head).
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -24,6 +27,7 @@ use tracing::Instrument as _;
 use super::Next;
 use crate::error::{GatewayError, LoggedError};
 use crate::logging::access_note;
+use crate::telemetry;
 
 /// The `x-request-id` header.
 pub(crate) static X_REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
@@ -55,6 +59,13 @@ pub(crate) async fn request_context(mut request: Request, next: impl Next) -> Re
 
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
+    let endpoint = telemetry::Endpoint::of_path(&path);
+    let anthropic = endpoint.is_some_and(|e| {
+        matches!(
+            e,
+            telemetry::Endpoint::Messages | telemetry::Endpoint::CountTokens
+        ) || request.headers().contains_key("anthropic-version")
+    });
     let span = tracing::info_span!("request", request_id = %id);
     let started = Instant::now();
     let (mut response, note) =
@@ -73,6 +84,16 @@ pub(crate) async fn request_context(mut request: Request, next: impl Next) -> Re
     }
 
     let status = response.status().as_u16();
+    if let Some(endpoint) = endpoint {
+        telemetry::series::record_request(&telemetry::series::RequestDone {
+            endpoint,
+            anthropic,
+            provider,
+            model,
+            status,
+            duration_secs: (!note.answer_metered).then(|| latency_ms / 1000.0),
+        });
+    }
     let error = response
         .extensions()
         .get::<LoggedError>()

@@ -23,6 +23,7 @@ use rand::Rng;
 
 use crate::config::{RuntimeConfig, Tuning};
 use crate::error::GatewayError;
+use crate::telemetry::{self, UpstreamFailure};
 
 /// How many bytes of an error body are read (enough for any JSON error).
 const ERROR_BODY_LIMIT: usize = 64 * 1024;
@@ -283,12 +284,14 @@ fn transport_message(e: &reqwest::Error) -> String {
     }
 }
 
-/// Send one upstream request under `policy`.
+/// Send one upstream request of `provider` under `policy`. Each failed
+/// attempt and each retry is counted in the provider's metrics.
 ///
 /// `build(attempt)` makes the request of each attempt (0-based); `on_forbidden`
 /// refreshes the credentials after a 403 (called at most once). Returns the
 /// successful response with its headers read and its body untouched.
 pub async fn send_with_retry<B, BF, R, RF>(
+    provider: &'static str,
     policy: &RetryPolicy,
     mut build: B,
     mut on_forbidden: R,
@@ -302,6 +305,7 @@ where
     let mut retries_used = 0u32;
     let mut refreshed = false;
     let mut attempt_no = 0u32;
+    let provider_index = telemetry::provider_index(provider);
     loop {
         let builder = build(attempt_no).await?;
         attempt_no += 1;
@@ -328,6 +332,8 @@ where
                     crate::logging::mask_text(&message)
                 );
                 let class = classify(status, reason.as_deref());
+                telemetry::meters()
+                    .upstream_error(provider_index, UpstreamFailure::of_status(status.as_u16()));
                 (
                     UpstreamError::Status {
                         status,
@@ -340,6 +346,15 @@ where
             }
             Attempt::Failed(e @ UpstreamError::Gateway(_)) => return Err(e),
             Attempt::Failed(e) => {
+                let timeout = matches!(e, UpstreamError::Transport { timeout: true, .. });
+                telemetry::meters().upstream_error(
+                    provider_index,
+                    if timeout {
+                        UpstreamFailure::Timeout
+                    } else {
+                        UpstreamFailure::Connect
+                    },
+                );
                 tracing::warn!(attempt = attempt_no, "upstream call failed: {e}");
                 (e, StatusClass::Retryable)
             }
@@ -371,6 +386,7 @@ where
                 let delay =
                     jitter(policy.backoff(retries_used)).max(retry_after.unwrap_or_default());
                 retries_used += 1;
+                telemetry::meters().upstream_retry(provider_index);
                 tokio::time::sleep(delay).await;
             }
         }

@@ -183,6 +183,7 @@ async fn call(
     let url = url.to_owned();
     let r = refreshes.clone();
     send_with_retry(
+        "primary",
         policy,
         |attempt| {
             let req = client
@@ -347,6 +348,7 @@ async fn connection_errors_are_retried_then_reported_as_502() {
     let client = reqwest::Client::new();
     let a = attempts.clone();
     let err = send_with_retry(
+        "primary",
         &fast_policy(2),
         |_| {
             a.fetch_add(1, Ordering::SeqCst);
@@ -374,6 +376,7 @@ async fn connection_errors_are_retried_then_reported_as_502() {
 #[tokio::test]
 async fn a_failing_build_is_returned_as_is() {
     let err = send_with_retry(
+        "primary",
         &fast_policy(3),
         |_| async {
             Err::<reqwest::RequestBuilder, _>(GatewayError::Config("no credentials".into()))

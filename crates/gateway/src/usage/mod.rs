@@ -7,6 +7,10 @@
 //!   ([`UsageTicket::add_usage`]) and how a stream ended
 //!   ([`UsageTicket::stream_failed`], [`UsageTicket::client_gone`]); the
 //!   middleware notes the HTTP status ([`UsageTicket::respond`]).
+//! - In proxy mode a chat call gets an unrecorded ticket
+//!   ([`UsageTicket::unrecorded`]): nothing is written, but the answer's
+//!   metrics (duration to the stream's end, first token, tokens) come from
+//!   tickets in both modes when they end.
 //! - When the last clone of a ticket is dropped (the response is complete,
 //!   or the task writing a stream has finished) it becomes one
 //!   [`UsageRecord`] and goes into a bounded channel with `try_send`: the
@@ -35,6 +39,7 @@ use crate::store::api_keys::KeyOwner;
 use crate::store::clock;
 use crate::store::ids::ApiKeyId;
 use crate::store::usage::UsageRecord;
+use crate::telemetry::{self, Endpoint};
 
 /// Records waiting for the writer before new ones are dropped.
 pub(crate) const CHANNEL_CAPACITY: usize = 20_000;
@@ -93,39 +98,55 @@ impl UsageSink {
         self.dropped.load(Ordering::Relaxed)
     }
 
-    /// Open the ticket of a request by `owner`; `chat` says whether it is a
-    /// chat call (recorded) or another call (only a key use).
-    pub fn open(&self, owner: KeyOwner, chat: bool) -> UsageTicket {
-        UsageTicket(Arc::new(Ticket {
-            tx: self.tx.clone(),
-            dropped: self.dropped.clone(),
-            owner,
-            chat,
-            started: Instant::now(),
-            created_at: clock::now(),
-            observed: Mutex::new(Observed::default()),
-        }))
+    /// Open the ticket of a request by `owner` to `endpoint`: a chat call
+    /// is recorded, another call is only a use of the key.
+    pub(crate) fn open(&self, owner: KeyOwner, endpoint: Endpoint) -> UsageTicket {
+        UsageTicket::new(
+            endpoint,
+            Some(Recording {
+                tx: self.tx.clone(),
+                dropped: self.dropped.clone(),
+                owner,
+            }),
+        )
+    }
+
+    /// Records waiting for the writer now.
+    pub fn queued(&self) -> usize {
+        self.tx.max_capacity() - self.tx.capacity()
     }
 }
 
-/// The running account of one request; clones share it. See the module doc.
+/// The running account of one request; clones share it. See the module
+/// doc. In proxy mode a chat call has one too, without a recording: its
+/// answer's metrics are taken from it.
 #[derive(Debug, Clone)]
 pub struct UsageTicket(Arc<Ticket>);
 
 #[derive(Debug)]
 struct Ticket {
+    endpoint: Endpoint,
+    /// Where the usage record goes (full deployment).
+    recording: Option<Recording>,
+    started: Instant,
+    created_at: i64,
+    /// Nanoseconds from `started` to the answer's first content, plus one
+    /// (0: none yet).
+    first_token_nanos: AtomicU64,
+    observed: Mutex<Observed>,
+}
+
+/// The writer's side of a full-deployment ticket.
+#[derive(Debug)]
+struct Recording {
     tx: mpsc::Sender<Message>,
     dropped: Arc<AtomicU64>,
     owner: KeyOwner,
-    chat: bool,
-    started: Instant,
-    created_at: i64,
-    observed: Mutex<Observed>,
 }
 
 #[derive(Debug, Default)]
 struct Observed {
-    provider: String,
+    provider: Option<&'static str>,
     model: String,
     stream: bool,
     usage: Usage,
@@ -148,12 +169,45 @@ impl Ticket {
 }
 
 impl UsageTicket {
+    fn new(endpoint: Endpoint, recording: Option<Recording>) -> UsageTicket {
+        if endpoint.is_chat() {
+            // The answer's duration is recorded when the ticket ends, with
+            // the stream; the access line's middleware leaves it alone.
+            crate::logging::access_note::note_answer_metered();
+        }
+        UsageTicket(Arc::new(Ticket {
+            endpoint,
+            recording,
+            started: Instant::now(),
+            created_at: clock::now(),
+            first_token_nanos: AtomicU64::new(0),
+            observed: Mutex::new(Observed::default()),
+        }))
+    }
+
+    /// The ticket of a chat call in proxy mode: metrics only, no record.
+    pub(crate) fn unrecorded(endpoint: Endpoint) -> UsageTicket {
+        UsageTicket::new(endpoint, None)
+    }
+
     /// The provider and model the request was sent to.
-    pub fn route(&self, provider: &str, model: &str, stream: bool) {
+    pub fn route(&self, provider: &'static str, model: &str, stream: bool) {
         let mut o = self.0.observed();
-        provider.clone_into(&mut o.provider);
+        o.provider = Some(provider);
         model.clone_into(&mut o.model);
         o.stream = stream;
+    }
+
+    /// The answer's first content is on its way to the client (the first
+    /// call counts).
+    pub fn first_token(&self) {
+        let nanos = u64::try_from(self.0.started.elapsed().as_nanos()).unwrap_or(u64::MAX - 1);
+        let _ = self.0.first_token_nanos.compare_exchange(
+            0,
+            nanos + 1,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        );
     }
 
     /// Usage reported (or estimated) so far; known fields replace earlier ones.
@@ -189,22 +243,60 @@ impl UsageTicket {
         self.0.observed().rate_headers
     }
 
-    /// Who the request is attributed to.
-    pub fn owner(&self) -> KeyOwner {
-        self.0.owner
+    /// Who the request is attributed to (full deployment).
+    pub fn owner(&self) -> Option<KeyOwner> {
+        self.0.recording.as_ref().map(|r| r.owner)
+    }
+}
+
+impl Ticket {
+    /// The answer's metrics: duration to its end, first token, tokens, and
+    /// a stream that failed after it began.
+    fn record_metrics(&self, o: &Observed, elapsed: f64) {
+        let tokens = |n: Option<u32>| u64::from(n.unwrap_or(0));
+        let first = self.first_token_nanos.load(Ordering::Relaxed);
+        telemetry::series::record_answer(&telemetry::series::AnswerDone {
+            endpoint: self.endpoint,
+            provider: o.provider,
+            model: Some(o.model.as_str()),
+            duration_secs: elapsed,
+            first_token_secs: (first > 0).then(|| (first - 1) as f64 / 1e9),
+            tokens: [
+                tokens(o.usage.input_tokens),
+                tokens(o.usage.output_tokens),
+                tokens(o.usage.cache_read_tokens),
+                tokens(o.usage.cache_write_tokens),
+            ],
+        });
+        if let (Some(provider), Some(status)) = (o.provider, o.stream_status) {
+            if status != CLIENT_GONE {
+                telemetry::meters().upstream_error(
+                    telemetry::provider_index(provider),
+                    telemetry::UpstreamFailure::Stream,
+                );
+            }
+        }
     }
 }
 
 impl Drop for Ticket {
     fn drop(&mut self) {
-        let message = if self.chat {
+        let chat = self.endpoint.is_chat();
+        let elapsed = self.started.elapsed();
+        if chat {
+            self.record_metrics(&self.observed(), elapsed.as_secs_f64());
+        }
+        let Some(recording) = &self.recording else {
+            return;
+        };
+        let message = if chat {
             let o = self.observed();
             let tokens = |n: Option<u32>| i64::from(n.unwrap_or(0));
             Message::Record(
                 UsageRecord {
-                    user_id: self.owner.user_id,
-                    key_id: Some(self.owner.key_id),
-                    provider: o.provider.clone(),
+                    user_id: recording.owner.user_id,
+                    key_id: Some(recording.owner.key_id),
+                    provider: o.provider.unwrap_or_default().to_owned(),
                     model: o.model.clone(),
                     stream: o.stream,
                     // No status at all: the handler's future was dropped
@@ -214,8 +306,7 @@ impl Drop for Ticket {
                     output_tokens: tokens(o.usage.output_tokens),
                     cache_read_tokens: tokens(o.usage.cache_read_tokens),
                     cache_write_tokens: tokens(o.usage.cache_write_tokens),
-                    latency_ms: i64::try_from(self.started.elapsed().as_millis())
-                        .unwrap_or(i64::MAX),
+                    latency_ms: i64::try_from(elapsed.as_millis()).unwrap_or(i64::MAX),
                     created_at: self.created_at,
                     // Costed by the writer, off the request's path.
                     cost_usd: None,
@@ -223,10 +314,10 @@ impl Drop for Ticket {
                 o.charge.clone(),
             )
         } else {
-            Message::Touch(self.owner.key_id, self.created_at)
+            Message::Touch(recording.owner.key_id, self.created_at)
         };
-        if self.tx.try_send(message).is_err() {
-            let n = self.dropped.fetch_add(1, Ordering::Relaxed) + 1;
+        if recording.tx.try_send(message).is_err() {
+            let n = recording.dropped.fetch_add(1, Ordering::Relaxed) + 1;
             // One line per thousand, not one per record.
             if n % 1000 == 1 {
                 tracing::warn!(
@@ -238,7 +329,8 @@ impl Drop for Ticket {
     }
 }
 
-/// Notes, when an answer's stream is dropped before it ended, that the
+/// Counts the stream among `gateway_open_streams` while it lives, and notes,
+/// when an answer's stream is dropped before it ended, that the
 /// client went away: the body is dropped by the server when the client
 /// disconnects, and with it the upstream request.
 #[derive(Debug)]
@@ -249,6 +341,7 @@ pub(crate) struct Unfinished {
 
 impl Unfinished {
     pub(crate) fn new(usage: Option<UsageTicket>) -> Self {
+        telemetry::meters().open_streams.increment(1.0);
         Unfinished {
             usage,
             finished: false,
@@ -271,6 +364,7 @@ impl Unfinished {
 
 impl Drop for Unfinished {
     fn drop(&mut self) {
+        telemetry::meters().open_streams.decrement(1.0);
         if !self.finished {
             tracing::info!("client went away; upstream request cancelled");
             if let Some(ticket) = &self.usage {
@@ -298,7 +392,7 @@ mod tests {
         let mut rx = sink.take_receiver().unwrap();
         assert!(sink.take_receiver().is_none());
         let who = owner();
-        let ticket = sink.open(who, true);
+        let ticket = sink.open(who, Endpoint::ChatCompletions);
         let stream_side = ticket.clone();
         ticket.route("primary", "claude-sonnet-4.5", true);
         ticket.add_usage(&Usage {
@@ -339,8 +433,8 @@ mod tests {
         let sink = UsageSink::with_capacity(1);
         let mut rx = sink.take_receiver().unwrap();
         let who = owner();
-        drop(sink.open(who, false));
-        drop(sink.open(who, true)); // channel full: dropped, counted
+        drop(sink.open(who, Endpoint::Models));
+        drop(sink.open(who, Endpoint::ChatCompletions)); // channel full: dropped, counted
         assert_eq!(sink.dropped(), 1);
         match rx.try_recv().unwrap() {
             Message::Touch(key, at) => {
@@ -350,7 +444,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         // A chat ticket dropped without any status: the client left first.
-        drop(sink.open(who, true));
+        drop(sink.open(who, Endpoint::ChatCompletions));
         let Message::Record(r, _) = rx.try_recv().unwrap() else {
             panic!("a record")
         };

@@ -13,6 +13,7 @@ use upstream_sim::SimHandle;
 use crate::accounts_support::v1_key;
 use crate::common::{admin_env, client, start_sim, FullEnv, OpenAiStream, TestDb, UiClient};
 use crate::keys_support::connect_upstream;
+use crate::metrics_support::scrape;
 
 crate::both_stores!(an_admin_guards_requests_from_the_api);
 
@@ -385,6 +386,24 @@ async fn an_admin_guards_requests_from_the_api(db: TestDb) {
         .await;
     assert_eq!(resp.status(), 200, "{}", resp.text().await.unwrap());
     assert_eq!(v1(&env, &key, false, false, blocked).await.status(), 200);
+
+    // The metrics saw blocks on input, masks on output, and the failures
+    // that failed open.
+    let metrics = scrape(&env.url("")).await;
+    for (stage, action) in [
+        ("input", "blocked"),
+        ("output", "redacted"),
+        ("input", "pass"),
+    ] {
+        assert!(
+            metrics.value(
+                "gateway_guardrail_verdicts_total",
+                &[("stage", stage), ("action", action)]
+            ) >= 1.0,
+            "{stage} {action}"
+        );
+    }
+    assert!(metrics.value("gateway_guardrail_fail_open_total", &[]) >= 1.0);
 
     // Non-admins see none of it.
     let user = env.new_user(&admin, "user@example.com", "User").await;

@@ -24,6 +24,8 @@ mod keys_support;
 mod limits;
 mod log_secrets;
 mod log_stream;
+mod metrics;
+mod metrics_support;
 mod model_registry;
 mod profiles;
 mod provider_signins;

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::request::{CallExtras, DirectProvider, Endpoint};
 use crate::providers::id::WireFormat;
+use crate::telemetry::{self, CacheName};
 use crate::upstream::Upstream;
 
 /// A failed fetch is not repeated sooner than this.
@@ -220,9 +221,11 @@ impl ModelListCache {
         if let Some(e) = entry.as_ref() {
             let age = e.at.elapsed();
             if (e.ok && age < ttl) || (!e.ok && age < RETRY_FAILED_AFTER) {
+                telemetry::meters().cache_lookup(CacheName::Models, true);
                 return e.models.clone();
             }
         }
+        telemetry::meters().cache_lookup(CacheName::Models, false);
         match fetch().await {
             Ok(models) => {
                 tracing::info!(provider, count = models.len(), "provider model list loaded");

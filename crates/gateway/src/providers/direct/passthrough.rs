@@ -257,6 +257,9 @@ pub async fn stream(
     };
 
     // Phase 2: the client has its answer; relay the rest as it comes.
+    if let Some(ticket) = &usage {
+        ticket.first_token();
+    }
     let mut relayed = Relayed {
         relay,
         state: Unfinished::new(usage),

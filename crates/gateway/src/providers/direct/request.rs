@@ -205,6 +205,7 @@ impl DirectProvider {
         loop {
             let used: Mutex<Used> = Mutex::new(Used::Static);
             let result = send_with_retry(
+                self.id.as_str(),
                 policy,
                 |_| {
                     let body = body.clone();

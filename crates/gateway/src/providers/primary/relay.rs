@@ -26,6 +26,7 @@ use super::models::ResolvedModel;
 use super::request::{encode_request, CallOptions};
 use super::stream::{self, EventSource, Interruption, Step};
 use crate::config::RuntimeConfig;
+use crate::telemetry;
 use crate::upstream::Upstream;
 
 /// At most this many recovery requests per client request.
@@ -213,6 +214,7 @@ impl PrimaryRelay {
             tools = truncation.tools.len(),
             "truncated upstream answer; asking for the rest"
         );
+        telemetry::meters().truncation_recovery(telemetry::provider_index("primary"));
         let mut next = self.request.clone();
         inject_recovery(&mut next, &partial, truncation);
         // Keep collecting so a second truncation could be recovered too.

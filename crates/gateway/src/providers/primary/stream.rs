@@ -20,6 +20,7 @@ use super::credentials::per_user::PrimaryAuth;
 use super::models::ResolvedModel;
 use crate::error::GatewayError;
 use crate::providers::leading_error;
+use crate::telemetry::{self, UpstreamFailure};
 use crate::upstream::http::send_with_retry;
 use crate::upstream::reader::{Failure, Frames, Peer, Read, Reader};
 use crate::upstream::Upstream;
@@ -159,6 +160,7 @@ pub async fn open(
     let mut late_retries = 0u32;
     loop {
         let response = send_with_retry(
+            "primary",
             &policy,
             |_| {
                 let body = body.clone();
@@ -196,6 +198,7 @@ pub async fn open(
                     && late_retries < policy.max_retries =>
             {
                 late_retries += 1;
+                telemetry::meters().upstream_retry(telemetry::provider_index("primary"));
                 tracing::warn!(
                     attempt = late_retries,
                     "the upstream answer broke before any content; retrying"
@@ -204,6 +207,8 @@ pub async fn open(
             Ok(Step::Done(summary)) => return Ok((source, first, Some(summary))),
             Err(_) if late_retries < policy.max_retries => {
                 late_retries += 1;
+                first_token_missed();
+                telemetry::meters().upstream_retry(telemetry::provider_index("primary"));
                 tracing::warn!(
                     attempt = late_retries,
                     "no first event within {}s; retrying",
@@ -211,6 +216,7 @@ pub async fn open(
                 );
             }
             Err(_) => {
+                first_token_missed();
                 return Err(GatewayError::Upstream {
                     status: StatusCode::GATEWAY_TIMEOUT,
                     message: format!(
@@ -219,8 +225,17 @@ pub async fn open(
                         late_retries + 1
                     ),
                     retry_after: None,
-                })
+                });
             }
         }
     }
+}
+
+/// No first event within `first_token_timeout`: an upstream timeout in the
+/// metrics.
+fn first_token_missed() {
+    telemetry::meters().upstream_error(
+        telemetry::provider_index("primary"),
+        UpstreamFailure::Timeout,
+    );
 }

@@ -37,6 +37,7 @@ use crate::providers::primary::request::ChatUrl;
 use crate::store::ids::UserId;
 use crate::store::upstream_credentials::UpstreamCredentials;
 use crate::store::Store;
+use crate::telemetry::{self, CacheName};
 
 /// How long a user's token source stays cached without being used.
 pub const ENTRY_TTL: Duration = Duration::from_secs(30 * 60);
@@ -354,8 +355,11 @@ impl UserTokens {
         store: &Store,
         user: UserId,
     ) -> Result<Option<Arc<UserSource>>, GatewayError> {
-        self.cache
+        let loaded = std::sync::atomic::AtomicBool::new(false);
+        let found = self
+            .cache
             .try_get_with(user, async {
+                loaded.store(true, std::sync::atomic::Ordering::Relaxed);
                 let creds = store.upstream_credentials().get(user).await?;
                 Ok::<_, crate::store::StoreError>(creds.map(|c| {
                     Arc::new(UserSource {
@@ -371,7 +375,10 @@ impl UserTokens {
             .await
             .map_err(|e| {
                 GatewayError::internal(anyhow::anyhow!("loading upstream credentials: {e}"))
-            })
+            });
+        let hit = !loaded.load(std::sync::atomic::Ordering::Relaxed);
+        telemetry::meters().cache_lookup(CacheName::Credentials, hit);
+        found
     }
 
     /// The OIDC client for an SSO region (device flow of the web UI).

@@ -109,6 +109,7 @@ impl ModelFetcher {
         let url = format!("{}/ListAvailableModels", self.api_endpoint);
         let profile_arn = self.tokens.profile_arn();
         let resp = send_with_retry(
+            "primary",
             &self.policy,
             |_| {
                 let mut query: Vec<(&str, String)> = vec![("origin", "AI_EDITOR".into())];
