@@ -21,6 +21,20 @@ impl Scrape {
     /// The sum of the samples of `name` whose labels include every pair of
     /// `labels` (0 when there is none).
     pub fn value(&self, name: &str, labels: &[(&str, &str)]) -> f64 {
+        self.matching(name, labels).sum()
+    }
+
+    /// Whether a sample of `name` with these labels exists.
+    pub fn has(&self, name: &str, labels: &[(&str, &str)]) -> bool {
+        self.matching(name, labels).next().is_some()
+    }
+
+    /// The values of the samples of `name` whose labels include `labels`.
+    fn matching<'a>(
+        &'a self,
+        name: &'a str,
+        labels: &'a [(&str, &str)],
+    ) -> impl Iterator<Item = f64> + 'a {
         self.samples(name)
             .filter(|(l, _)| {
                 labels
@@ -28,16 +42,6 @@ impl Scrape {
                     .all(|(k, v)| l.iter().any(|(lk, lv)| lk == k && lv == v))
             })
             .map(|(_, v)| v)
-            .sum()
-    }
-
-    /// Whether a sample of `name` with these labels exists.
-    pub fn has(&self, name: &str, labels: &[(&str, &str)]) -> bool {
-        self.samples(name).any(|(l, _)| {
-            labels
-                .iter()
-                .all(|(k, v)| l.iter().any(|(lk, lv)| lk == k && lv == v))
-        })
     }
 
     fn samples<'a>(
