@@ -8,7 +8,7 @@
 //!   (its status is kept; a 429 keeps `Retry-After`);
 //! - our own bug or an I/O failure: `Internal` (the client sees a generic
 //!   message, the detail goes to the log with the request id);
-//! - the deployment is not ready: `Config`, `SetupRequired`.
+//! - the deployment is not ready: `Config`, `SetupRequired`, `NotReady`.
 //!
 //! `IntoResponse` also stores the error in the response extensions (as
 //! [`LoggedError`]) so the access-log middleware records it inside the request span.
@@ -115,6 +115,10 @@ pub enum GatewayError {
     /// 503 `setup_required`: full deployment without its first admin.
     #[error("setup is not complete")]
     SetupRequired,
+    /// 503 `not_ready`: this replica should get no traffic now (`GET /ready`:
+    /// its store does not answer, or it is shutting down).
+    #[error("{0}")]
+    NotReady(String),
 }
 
 fn too_large_message(limit: Option<u64>) -> String {
@@ -181,7 +185,9 @@ impl GatewayError {
             GatewayError::Upstream { status, .. } => *status,
             GatewayError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
             GatewayError::Config(_) => StatusCode::INTERNAL_SERVER_ERROR,
-            GatewayError::SetupRequired => StatusCode::SERVICE_UNAVAILABLE,
+            GatewayError::SetupRequired | GatewayError::NotReady(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
         }
     }
 
@@ -208,6 +214,7 @@ impl GatewayError {
             GatewayError::Internal(_) => "internal_error",
             GatewayError::Config(_) => "config_error",
             GatewayError::SetupRequired => "setup_required",
+            GatewayError::NotReady(_) => "not_ready",
         }
     }
 
@@ -431,6 +438,7 @@ mod tests {
             ),
             (GatewayError::Config("c".into()), 500, "config_error"),
             (GatewayError::SetupRequired, 503, "setup_required"),
+            (GatewayError::NotReady("n".into()), 503, "not_ready"),
         ];
         for (err, status, kind) in cases {
             assert_eq!(err.status().as_u16(), status, "{err:?}");

@@ -241,6 +241,7 @@ pub async fn serve(
         () = &mut server => Ok(()),
         _ = async {
             stop.cancelled().await;
+            grace_state.begin_draining();
             let grace = grace_state.runtime().shutdown_grace;
             tracing::info!("shutting down; open requests have {}s to finish", grace.as_secs());
             tokio::time::sleep(grace).await;

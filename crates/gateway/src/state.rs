@@ -71,6 +71,8 @@ struct Shared {
     /// Full deployment: budgets and rate limits.
     limiter: Arc<Limiter>,
     started: Instant,
+    /// Set once shutdown starts: `GET /ready` answers 503 from then on.
+    draining: AtomicBool,
 }
 
 impl std::fmt::Debug for AppState {
@@ -159,6 +161,7 @@ impl AppState {
             usage: UsageSink::new(),
             limiter,
             started: Instant::now(),
+            draining: AtomicBool::new(false),
         }))
     }
 
@@ -205,6 +208,16 @@ impl AppState {
     /// How long the process has been serving.
     pub fn uptime(&self) -> Duration {
         self.0.started.elapsed()
+    }
+
+    /// Mark this replica as shutting down (it never comes back).
+    pub fn begin_draining(&self) {
+        self.0.draining.store(true, Ordering::Release);
+    }
+
+    /// Whether shutdown has started.
+    pub fn draining(&self) -> bool {
+        self.0.draining.load(Ordering::Acquire)
     }
 
     /// A snapshot of the live runtime configuration.

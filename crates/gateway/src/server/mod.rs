@@ -51,6 +51,7 @@ pub(crate) fn router(state: AppState) -> Router {
         .route("/", get(health::root))
         .route("/health", get(health::health))
         .route("/metrics", get(metrics::scrape))
+        .route("/ready", get(health::ready))
         .nest("/v1", v1);
     if state.config().mode == GatewayMode::Full {
         app = app

@@ -30,6 +30,7 @@ mod model_registry;
 mod profiles;
 mod provider_signins;
 mod providers_per_user;
+mod readiness;
 mod relay_auth;
 mod relay_errors;
 mod relay_matrix;
