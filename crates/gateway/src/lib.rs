@@ -10,7 +10,7 @@
 //! - [`providers`]: each provider in one place, and the accounts of a caller;
 //! - [`state`]: `AppState`, the composition root;
 //! - [`pipeline`] (dispatch of a `/v1` call, writing the answer), [`live`]
-//!   (replicas in step with the store), [`routes`] (`/`, `/health`, `/v1`),
+//!   (replicas in step with the store), [`routes`] (`/`, `/health`, `/ready`, `/metrics`, `/v1`),
 //!   [`ui_api`] (`/_ui/api`), [`console`] (the web console under `/_ui/`);
 //! - [`server`] (router and middleware), [`cli`], and [`serve`] here.
 //!

@@ -6,9 +6,11 @@
 //! 3. [`uniform_errors`]: every error in the spec's format;
 //! 4. [`body_limit`]: `max_request_body`, 413 `request_too_large`;
 //!
-//! then the [`router`] itself, per route group: `/` and `/health` open, `/metrics` open or behind `METRICS_TOKEN`; `/v1/*` behind client auth in
-//!    proxy mode, behind the [`setup_guard`] in full mode; `/_ui/api/*` (full
-//!    mode only) behind its session layer ([`crate::ui_api`]).
+//! then the [`router`] itself, per route group: `/`, `/health` (liveness)
+//! and `/ready` (readiness) open, `/metrics` open or behind `METRICS_TOKEN`;
+//! `/v1/*` behind client auth in proxy mode, behind the [`setup_guard`] in
+//! full mode; `/_ui/api/*` (full mode only) behind its session layer
+//! ([`crate::ui_api`]).
 //!
 //! Unknown paths answer 404 `not_found`, inside `/v1` only after auth
 //! (fail closed: a wrong key never learns which paths exist).
