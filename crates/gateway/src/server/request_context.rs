@@ -60,12 +60,13 @@ pub(crate) async fn request_context(mut request: Request, next: impl Next) -> Re
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
     let endpoint = telemetry::Endpoint::of_path(&path);
-    let anthropic = endpoint.is_some_and(|e| {
-        matches!(
-            e,
-            telemetry::Endpoint::Messages | telemetry::Endpoint::CountTokens
-        ) || request.headers().contains_key("anthropic-version")
-    });
+    // The listing answers in the messages format to its SDKs (they send
+    // `anthropic-version`); the other endpoints have one format each.
+    let anthropic = match endpoint {
+        Some(telemetry::Endpoint::Messages | telemetry::Endpoint::CountTokens) => true,
+        Some(telemetry::Endpoint::Models) => request.headers().contains_key("anthropic-version"),
+        _ => false,
+    };
     let span = tracing::info_span!("request", request_id = %id);
     let started = Instant::now();
     let (mut response, note) =

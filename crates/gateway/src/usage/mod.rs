@@ -175,11 +175,14 @@ impl UsageTicket {
             // the stream; the access line's middleware leaves it alone.
             crate::logging::access_note::note_answer_metered();
         }
+        // Only a record needs the wall-clock time (one clock read less per
+        // proxy-mode request).
+        let created_at = if recording.is_some() { clock::now() } else { 0 };
         UsageTicket(Arc::new(Ticket {
             endpoint,
             recording,
             started: Instant::now(),
-            created_at: clock::now(),
+            created_at,
             first_token_nanos: AtomicU64::new(0),
             observed: Mutex::new(Observed::default()),
         }))
