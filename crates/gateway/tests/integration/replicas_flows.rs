@@ -38,15 +38,6 @@ const MESSAGES_MODEL: &str = "messages_vendor/claude-sonnet-4-5";
 const ASSISTANT_MODEL: &str = "assistant_vendor/gpt-4o";
 const PRIMARY_MODEL: &str = "claude-sonnet-4.5";
 
-/// The PostgreSQL test database, or `None` (and a note) when unset.
-async fn postgres(what: &str) -> Option<TestDb> {
-    let db = TestDb::postgres().await;
-    if db.is_none() {
-        eprintln!("TEST_DATABASE_URL is not set: the replicas test of {what} is skipped");
-    }
-    db
-}
-
 #[derive(Debug, Clone, Copy)]
 enum Replica {
     One,
@@ -113,19 +104,19 @@ impl Replicas {
         format!("{}{rest}", self.base(replica))
     }
 
-    /// Whether a chat with `key` on `replica` answers `want` within 5 s (a
-    /// replica that cached the user's providers before they changed drops
-    /// them when the change is announced).
-    async fn chat_answers(&self, replica: Replica, key: &str, model: &str, want: u16) -> bool {
+    /// The status of a chat with `key` on `replica`, asked again until it
+    /// is `want` or 5 s have passed (a replica that cached the user's
+    /// providers before they changed drops them when the change is
+    /// announced).
+    async fn chat_status(&self, replica: Replica, key: &str, model: &str, want: u16) -> u16 {
         let start = Instant::now();
         loop {
-            let status = chat_at(self.base(replica), key, model).await.status();
-            if status == want {
-                return true;
-            }
-            if start.elapsed() > Duration::from_secs(5) {
-                eprintln!("{replica:?} still answers {status} for {model}");
-                return false;
+            let status = chat_at(self.base(replica), key, model)
+                .await
+                .status()
+                .as_u16();
+            if status == want || start.elapsed() > Duration::from_secs(5) {
+                return status;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
@@ -138,7 +129,8 @@ impl Replicas {
 
 #[tokio::test]
 async fn sso_sign_in_and_linking_alternate_replicas() {
-    let Some(db) = postgres("SSO").await else {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!("TEST_DATABASE_URL is not set: the replicas test of SSO is skipped");
         return;
     };
     let env = SsoEnv::start(db).await;
@@ -183,7 +175,10 @@ async fn sso_sign_in_and_linking_alternate_replicas() {
 
 #[tokio::test]
 async fn password_and_totp_steps_alternate_replicas() {
-    let Some(db) = postgres("password + TOTP sign-in").await else {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!(
+            "TEST_DATABASE_URL is not set: the replicas test of password + TOTP sign-in is skipped"
+        );
         return;
     };
     let env = FullEnv::start(db, &admin_env()).await;
@@ -232,7 +227,10 @@ async fn password_and_totp_steps_alternate_replicas() {
 
 #[tokio::test]
 async fn primary_device_flow_alternates_replicas() {
-    let Some(db) = postgres("the primary device flow").await else {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!(
+            "TEST_DATABASE_URL is not set: the replicas test of the primary device flow is skipped"
+        );
         return;
     };
     let d = Deployment::start(db).await;
@@ -267,8 +265,9 @@ async fn primary_device_flow_alternates_replicas() {
     assert_eq!(poll(One).await.0, 404, "the finished flow is gone");
 
     for replica in [Two, One] {
-        assert!(
-            r.chat_answers(replica, &key, PRIMARY_MODEL, 200).await,
+        assert_eq!(
+            r.chat_status(replica, &key, PRIMARY_MODEL, 200).await,
+            200,
             "{replica:?} does not use the new credentials"
         );
     }
@@ -277,7 +276,8 @@ async fn primary_device_flow_alternates_replicas() {
 
 #[tokio::test]
 async fn messages_vendor_signin_alternates_replicas() {
-    let Some(db) = postgres("the messages_vendor sign-in").await else {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!("TEST_DATABASE_URL is not set: the replicas test of the messages_vendor sign-in is skipped");
         return;
     };
     let sim = start_sim().await;
@@ -328,8 +328,9 @@ async fn messages_vendor_signin_alternates_replicas() {
     assert_eq!(accounts["accounts"].as_array().unwrap().len(), 1);
 
     for replica in [Two, One] {
-        assert!(
-            r.chat_answers(replica, &key, MESSAGES_MODEL, 200).await,
+        assert_eq!(
+            r.chat_status(replica, &key, MESSAGES_MODEL, 200).await,
+            200,
             "{replica:?} does not use the new account"
         );
     }
@@ -338,7 +339,8 @@ async fn messages_vendor_signin_alternates_replicas() {
 
 #[tokio::test]
 async fn assistant_vendor_signins_alternate_replicas() {
-    let Some(db) = postgres("the assistant_vendor sign-ins").await else {
+    let Some(db) = TestDb::postgres().await else {
+        eprintln!("TEST_DATABASE_URL is not set: the replicas test of the assistant_vendor sign-ins is skipped");
         return;
     };
     let sim = start_sim().await;
@@ -374,8 +376,9 @@ async fn assistant_vendor_signins_alternate_replicas() {
         .await
         .ends_with("/_ui/providers?error=state_invalid"));
     for replica in [Two, One] {
-        assert!(
-            r.chat_answers(replica, &key, ASSISTANT_MODEL, 200).await,
+        assert_eq!(
+            r.chat_status(replica, &key, ASSISTANT_MODEL, 200).await,
+            200,
             "{replica:?} does not use the new account"
         );
     }
