@@ -3,9 +3,10 @@
 //! admin configured ([`settings`]).
 //!
 //! [`Sso::begin`] discovers the provider ([`discovery`]), makes the secrets of
-//! one attempt ([`pkce`]), keeps them for 10 minutes ([`pending`]) and returns
-//! the authorization URL ([`redirect`]). [`Sso::finish`] takes the attempt of
-//! the callback's `state` out (once), checks the browser binding, exchanges
+//! one attempt ([`pkce`]), keeps them in the store for 10 minutes
+//! ([`pending`]: any replica can finish the sign-in) and returns the
+//! authorization URL ([`redirect`]). [`Sso::finish`] takes the attempt of the
+//! callback's `state` out (once, on any replica), checks the browser binding, exchanges
 //! the code ([`exchange`]) and verifies the ID token against the provider's
 //! keys ([`jwks`], [`verify`]). What to do with the verified identity (domain
 //! allowlist, account, session) is the caller's: `ui_api::sso`.
@@ -25,7 +26,7 @@ pub(crate) mod settings;
 pub(crate) mod verify;
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub(crate) use pending::Purpose;
 pub(crate) use settings::SsoSettings;
@@ -37,6 +38,9 @@ use jwks::{KeyCache, KeyCacheTiming};
 use pending::{PendingLogin, PendingStore};
 use pkce::FlowSecrets;
 use redirect::AuthorizationRequest;
+
+use crate::config::Secret;
+use crate::store::Store;
 
 /// Why a sign-in failed. [`SsoError::code`] is the `error` of the redirect to
 /// the login page; the detail goes to the log only.
@@ -99,9 +103,11 @@ impl SsoError {
 /// Timings of the flow; tests shorten them.
 #[derive(Debug, Clone)]
 pub(crate) struct SsoTuning {
-    /// Lifetime of a pending attempt (spec 2.5a: 10 minutes).
+    /// Lifetime of a pending attempt (spec 2.5a: 10 minutes), in whole
+    /// seconds (rounded up).
     pub pending_ttl: Duration,
-    /// Most pending attempts held (spec 2.5a: 10,000).
+    /// Most pending attempts held (spec 2.5a: 10,000); when full, the
+    /// oldest go.
     pub pending_capacity: u64,
     /// How long a discovery document is reused.
     pub discovery_ttl: Duration,
@@ -173,14 +179,15 @@ struct Inner {
 }
 
 impl Sso {
-    pub(crate) fn new(http: reqwest::Client, tuning: SsoTuning) -> Self {
+    /// The service over `store`, where pending attempts are kept.
+    pub(crate) fn new(http: reqwest::Client, store: Store, tuning: SsoTuning) -> Self {
         Sso(Arc::new(Inner {
             discovery: DiscoveryCache::new(tuning.discovery_ttl),
             keys: KeyCache::new(KeyCacheTiming {
                 ttl: tuning.jwks_ttl,
                 refetch_interval: tuning.jwks_refetch_interval,
             }),
-            pending: PendingStore::new(tuning.pending_ttl, tuning.pending_capacity),
+            pending: PendingStore::new(store, tuning.pending_ttl, tuning.pending_capacity),
             http,
             tuning,
         }))
@@ -210,19 +217,18 @@ impl Sso {
         inner
             .pending
             .insert(
-                secrets.state.clone(),
-                PendingLogin {
-                    code_verifier: secrets.code_verifier,
-                    nonce: secrets.nonce,
+                &secrets.state,
+                &PendingLogin {
+                    code_verifier: Secret::new(secrets.code_verifier),
+                    nonce: Secret::new(secrets.nonce),
                     binding_digest: pkce::digest_hex(&secrets.binding),
                     redirect_uri: redirect_uri.to_owned(),
                     issuer: settings.issuer_url.clone(),
                     client_id: settings.client_id.clone(),
                     purpose,
-                    created: Instant::now(),
                 },
             )
-            .await;
+            .await?;
         Ok(Started {
             authorization_url,
             binding: secrets.binding,
@@ -238,11 +244,12 @@ impl Sso {
     ) -> Result<Finished, SsoError> {
         let inner = &self.0;
         let state = callback.state.as_deref().ok_or(SsoError::StateInvalid)?;
-        // Taken out first: a state is spent by its first callback, whatever follows.
+        // Taken out first: a state is spent by its first callback, whatever
+        // follows, on whichever replica it arrives.
         let pending = inner
             .pending
             .take(state)
-            .await
+            .await?
             .ok_or(SsoError::StateInvalid)?;
         let bound = callback
             .binding
@@ -273,7 +280,7 @@ impl Sso {
             settings,
             &CodeExchange {
                 code,
-                code_verifier: &pending.code_verifier,
+                code_verifier: pending.code_verifier.expose(),
                 redirect_uri: &pending.redirect_uri,
             },
             inner.tuning.http_timeout,
@@ -295,7 +302,7 @@ impl Sso {
             &verify::Expectations {
                 issuer: &meta.issuer,
                 client_id: &settings.client_id,
-                nonce: &pending.nonce,
+                nonce: pending.nonce.expose(),
                 leeway: inner.tuning.leeway,
                 max_age: inner.tuning.max_token_age,
             },

@@ -1,16 +1,19 @@
 //! Sign-in attempts between the redirect to the identity provider and its
-//! callback (spec 2.5a): kept in memory for 10 minutes, at most 10,000, keyed
-//! by `state`. An entry is taken out when its callback arrives, so a state is
-//! used once; an expired entry is gone.
-//!
-//! The store is per process: with several replicas, the callback must reach
-//! the replica that started the sign-in (sticky sessions), or the sign-in
-//! ends with `sso_state_invalid` and the person starts again.
+//! callback (spec 2.5a): kept in the store ([`crate::store::sso_pending`]),
+//! so the callback may reach any replica, for 10 minutes, at most 10,000
+//! (when full, the oldest go), keyed by `state`. An attempt is taken out
+//! when its callback arrives, on whichever replica, so a state is used once;
+//! an expired attempt is refused.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use moka::future::Cache;
 use uuid::Uuid;
+
+use super::SsoError;
+use crate::config::Secret;
+use crate::store::ids::UserId;
+use crate::store::sso_pending::{NewSsoLogin, SsoLogin, SsoPendingLimits};
+use crate::store::Store;
 
 /// What the callback does once the identity is verified.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,8 +29,8 @@ pub(crate) enum Purpose {
 /// One attempt.
 #[derive(Debug, Clone)]
 pub(crate) struct PendingLogin {
-    pub code_verifier: String,
-    pub nonce: String,
+    pub code_verifier: Secret,
+    pub nonce: Secret,
     /// SHA-256 (hex) of the browser-binding cookie value.
     pub binding_digest: String,
     /// The `redirect_uri` sent to `/authorize`; the token request repeats it.
@@ -37,97 +40,155 @@ pub(crate) struct PendingLogin {
     pub issuer: String,
     pub client_id: String,
     pub purpose: Purpose,
-    pub created: Instant,
 }
 
-/// The pending attempts.
-#[derive(Clone)]
+/// The pending attempts, in the store.
+#[derive(Debug, Clone)]
 pub(crate) struct PendingStore {
-    cache: Cache<String, PendingLogin>,
-    ttl: Duration,
-}
-
-impl std::fmt::Debug for PendingStore {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PendingStore")
-            .field("entries", &self.cache.entry_count())
-            .field("ttl", &self.ttl)
-            .finish()
-    }
+    store: Store,
+    limits: SsoPendingLimits,
 }
 
 impl PendingStore {
-    /// At most `capacity` attempts, each for `ttl`.
-    pub(crate) fn new(ttl: Duration, capacity: u64) -> Self {
+    /// At most `capacity` attempts, each for `ttl` (whole seconds, rounded
+    /// up: the store keeps time in seconds).
+    pub(crate) fn new(store: Store, ttl: Duration, capacity: u64) -> Self {
         PendingStore {
-            cache: Cache::builder()
-                .max_capacity(capacity)
-                .time_to_live(ttl)
-                .build(),
-            ttl,
+            store,
+            limits: SsoPendingLimits {
+                ttl_secs: whole_seconds(ttl),
+                capacity: i64::try_from(capacity).unwrap_or(i64::MAX),
+            },
         }
     }
 
-    pub(crate) async fn insert(&self, state: String, pending: PendingLogin) {
-        self.cache.insert(state, pending).await;
+    pub(crate) async fn insert(&self, state: &str, pending: &PendingLogin) -> Result<(), SsoError> {
+        let link_user = match pending.purpose {
+            Purpose::SignIn => None,
+            Purpose::Link { user_id } => Some(UserId(user_id)),
+        };
+        let dropped = self
+            .store
+            .sso_pending()
+            .create(
+                &NewSsoLogin {
+                    state,
+                    code_verifier: &pending.code_verifier,
+                    nonce: &pending.nonce,
+                    binding_digest: &pending.binding_digest,
+                    redirect_uri: &pending.redirect_uri,
+                    issuer: &pending.issuer,
+                    client_id: &pending.client_id,
+                    link_user,
+                },
+                self.limits,
+            )
+            .await
+            .map_err(internal)?;
+        if dropped > 0 {
+            tracing::warn!(
+                dropped,
+                capacity = self.limits.capacity,
+                "too many SSO sign-ins under way: the oldest were dropped"
+            );
+        }
+        Ok(())
     }
 
     /// Take the attempt of `state` out; `None` when unknown, used or expired.
-    pub(crate) async fn take(&self, state: &str) -> Option<PendingLogin> {
-        let entry = self.cache.remove(state).await?;
-        // moka expires lazily; the age check makes the TTL exact.
-        (entry.created.elapsed() < self.ttl).then_some(entry)
+    pub(crate) async fn take(&self, state: &str) -> Result<Option<PendingLogin>, SsoError> {
+        let taken = self
+            .store
+            .sso_pending()
+            .take(state)
+            .await
+            .map_err(internal)?;
+        Ok(taken.map(from_store))
     }
+}
 
-    /// Entries currently held (approximate).
-    #[cfg(test)]
-    pub(crate) async fn entry_count(&self) -> u64 {
-        self.cache.run_pending_tasks().await;
-        self.cache.entry_count()
+/// `ttl` in whole seconds, rounded up (so a short TTL is not none at all).
+fn whole_seconds(ttl: Duration) -> i64 {
+    i64::try_from(ttl.as_millis().div_ceil(1000)).unwrap_or(i64::MAX)
+}
+
+fn from_store(login: SsoLogin) -> PendingLogin {
+    PendingLogin {
+        code_verifier: login.code_verifier,
+        nonce: login.nonce,
+        binding_digest: login.binding_digest,
+        redirect_uri: login.redirect_uri,
+        issuer: login.issuer,
+        client_id: login.client_id,
+        purpose: match login.link_user {
+            None => Purpose::SignIn,
+            Some(user) => Purpose::Link { user_id: user.0 },
+        },
     }
+}
+
+fn internal(e: impl std::fmt::Display) -> SsoError {
+    SsoError::Internal(format!("pending sign-ins: {e}"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::testing::memory_store;
 
-    fn entry() -> PendingLogin {
+    fn entry(purpose: Purpose) -> PendingLogin {
         PendingLogin {
-            code_verifier: "v".into(),
-            nonce: "n".into(),
+            code_verifier: Secret::new("v"),
+            nonce: Secret::new("n"),
             binding_digest: "b".into(),
             redirect_uri: "http://x/cb".into(),
             issuer: "http://idp".into(),
             client_id: "c".into(),
-            purpose: Purpose::SignIn,
-            created: Instant::now(),
+            purpose,
         }
     }
 
     #[tokio::test]
-    async fn a_state_is_taken_once() {
-        let store = PendingStore::new(Duration::from_secs(600), 10_000);
-        store.insert("s1".into(), entry()).await;
-        assert!(store.take("s1").await.is_some());
-        assert!(store.take("s1").await.is_none());
-        assert!(store.take("never").await.is_none());
+    async fn a_state_is_taken_once_with_its_purpose() {
+        let store = PendingStore::new(memory_store().await, Duration::from_secs(600), 10_000);
+        let user_id = crate::ids::fast_uuid();
+        store
+            .insert("s1", &entry(Purpose::Link { user_id }))
+            .await
+            .unwrap();
+        let taken = store.take("s1").await.unwrap().unwrap();
+        assert_eq!(taken.purpose, Purpose::Link { user_id });
+        assert_eq!(taken.code_verifier.expose(), "v");
+        assert_eq!(taken.nonce.expose(), "n");
+        assert!(store.take("s1").await.unwrap().is_none());
+        assert!(store.take("never").await.unwrap().is_none());
     }
 
     #[tokio::test]
-    async fn entries_expire_after_the_ttl() {
-        let store = PendingStore::new(Duration::from_millis(30), 10_000);
-        store.insert("s1".into(), entry()).await;
-        tokio::time::sleep(Duration::from_millis(60)).await;
-        assert!(store.take("s1").await.is_none());
+    async fn a_zero_ttl_expires_at_once() {
+        let store = PendingStore::new(memory_store().await, Duration::ZERO, 10_000);
+        store.insert("s1", &entry(Purpose::SignIn)).await.unwrap();
+        assert!(store.take("s1").await.unwrap().is_none());
+    }
+
+    #[test]
+    fn the_ttl_rounds_up_to_whole_seconds() {
+        assert_eq!(whole_seconds(Duration::ZERO), 0);
+        assert_eq!(whole_seconds(Duration::from_millis(400)), 1);
+        assert_eq!(whole_seconds(Duration::from_secs(600)), 600);
+        assert_eq!(whole_seconds(Duration::from_millis(600_001)), 601);
     }
 
     #[tokio::test]
     async fn capacity_is_bounded() {
-        let store = PendingStore::new(Duration::from_secs(600), 100);
-        for i in 0..1_000 {
-            store.insert(format!("s{i}"), entry()).await;
+        let raw = memory_store().await;
+        let store = PendingStore::new(raw.clone(), Duration::from_secs(600), 100);
+        for i in 0..300 {
+            store
+                .insert(&format!("s{i}"), &entry(Purpose::SignIn))
+                .await
+                .unwrap();
         }
-        let len = store.entry_count().await;
-        assert!(len <= 100, "{len} entries");
+        assert_eq!(raw.sso_pending().count().await.unwrap(), 100);
     }
 }

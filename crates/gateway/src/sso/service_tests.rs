@@ -18,8 +18,9 @@ fn settings(sim: &SimHandle) -> SsoSettings {
     SsoSettings::from_values(Some(&sim.idp_issuer_url()), Some(&id), Some(&secret)).unwrap()
 }
 
-fn service(tuning: SsoTuning) -> Sso {
-    Sso::new(reqwest::Client::new(), tuning)
+async fn service(tuning: SsoTuning) -> Sso {
+    let store = crate::store::testing::memory_store().await;
+    Sso::new(reqwest::Client::new(), store, tuning)
 }
 
 /// Start, let the provider answer `/authorize`, and return the callback.
@@ -59,7 +60,7 @@ async fn sign_in_verifies_and_the_state_is_spent() {
     let sim = sim().await;
     sim.idp_set_user("ann@corp.example", true);
     let s = settings(&sim);
-    let sso = service(SsoTuning::default());
+    let sso = service(SsoTuning::default()).await;
     let cb = run_to_callback(&sso, &s, Purpose::SignIn).await;
     let done = sso.finish(&s, &cb).await.unwrap();
     assert_eq!(done.identity.email, "ann@corp.example");
@@ -91,7 +92,7 @@ async fn sign_in_verifies_and_the_state_is_spent() {
 async fn another_browser_cannot_complete_the_attempt() {
     let sim = sim().await;
     let s = settings(&sim);
-    let sso = service(SsoTuning::default());
+    let sso = service(SsoTuning::default()).await;
     let mut cb = run_to_callback(&sso, &s, Purpose::SignIn).await;
     cb.binding = Some("someone-elses-cookie".into());
     assert!(matches!(
@@ -110,12 +111,13 @@ async fn another_browser_cannot_complete_the_attempt() {
 async fn an_expired_attempt_is_refused() {
     let sim = sim().await;
     let s = settings(&sim);
+    // The store keeps time in seconds: a zero TTL has expired at once.
     let sso = service(SsoTuning {
-        pending_ttl: Duration::from_millis(200),
+        pending_ttl: Duration::ZERO,
         ..SsoTuning::default()
-    });
+    })
+    .await;
     let cb = run_to_callback(&sso, &s, Purpose::SignIn).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(matches!(
         sso.finish(&s, &cb).await,
         Err(SsoError::StateInvalid)
@@ -126,7 +128,7 @@ async fn an_expired_attempt_is_refused() {
 async fn provider_errors_and_refusals() {
     let sim = sim().await;
     let s = settings(&sim);
-    let sso = service(SsoTuning::default());
+    let sso = service(SsoTuning::default()).await;
     sim.update_idp(|c| {
         c.authorize_error = Some(upstream_sim::OAuthError::new("access_denied", "no"))
     });
@@ -165,7 +167,8 @@ async fn rotated_keys_are_fetched_and_unknown_kids_refetch_at_most_once() {
         // loaded machine (RSA signing in a debug build takes a while).
         jwks_refetch_interval: Duration::from_millis(2000),
         ..SsoTuning::default()
-    });
+    })
+    .await;
     let cb = run_to_callback(&sso, &s, Purpose::SignIn).await;
     sso.finish(&s, &cb).await.unwrap();
     assert_eq!(jwks_fetches(&sim), 1);
@@ -201,7 +204,7 @@ async fn rotated_keys_are_fetched_and_unknown_kids_refetch_at_most_once() {
 async fn forged_tokens_of_every_kind_are_refused() {
     let sim = sim().await;
     let s = settings(&sim);
-    let sso = service(SsoTuning::default());
+    let sso = service(SsoTuning::default()).await;
     let cases = [
         (Signing::ForeignKey, TokenProblem::Signature),
         (Signing::Tampered, TokenProblem::Signature),
@@ -222,7 +225,7 @@ async fn forged_tokens_of_every_kind_are_refused() {
 async fn link_purpose_comes_back() {
     let sim = sim().await;
     let s = settings(&sim);
-    let sso = service(SsoTuning::default());
+    let sso = service(SsoTuning::default()).await;
     let user_id = crate::ids::fast_uuid();
     let cb = run_to_callback(&sso, &s, Purpose::Link { user_id }).await;
     let done = sso.finish(&s, &cb).await.unwrap();
@@ -233,12 +236,30 @@ async fn link_purpose_comes_back() {
 async fn a_configuration_change_invalidates_pending_attempts() {
     let sim = sim().await;
     let s = settings(&sim);
-    let sso = service(SsoTuning::default());
+    let sso = service(SsoTuning::default()).await;
     let cb = run_to_callback(&sso, &s, Purpose::SignIn).await;
     let mut changed = s.clone();
     changed.client_id = "another-client".into();
     assert!(matches!(
         sso.finish(&changed, &cb).await,
+        Err(SsoError::StateInvalid)
+    ));
+}
+
+#[tokio::test]
+async fn another_replica_finishes_the_attempt_once() {
+    let sim = sim().await;
+    sim.idp_set_user("ann@corp.example", true);
+    let s = settings(&sim);
+    // Two services on one store: what two replicas share.
+    let store = crate::store::testing::memory_store().await;
+    let one = Sso::new(reqwest::Client::new(), store.clone(), SsoTuning::default());
+    let two = Sso::new(reqwest::Client::new(), store, SsoTuning::default());
+    let cb = run_to_callback(&one, &s, Purpose::SignIn).await;
+    let done = two.finish(&s, &cb).await.unwrap();
+    assert_eq!(done.identity.email, "ann@corp.example");
+    assert!(matches!(
+        one.finish(&s, &cb).await,
         Err(SsoError::StateInvalid)
     ));
 }

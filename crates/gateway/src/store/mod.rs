@@ -38,6 +38,7 @@ pub mod provider_switches;
 pub mod recovery_codes;
 pub mod replicas;
 pub mod sessions;
+pub mod sso_pending;
 #[cfg(test)]
 pub(crate) mod testing;
 pub mod upstream_credentials;
@@ -317,6 +318,10 @@ impl Store {
 
     pub fn provider_oauth_pending(&self) -> provider_oauth_pending::ProviderOAuthPending<'_> {
         provider_oauth_pending::ProviderOAuthPending::new(self)
+    }
+
+    pub fn sso_pending(&self) -> sso_pending::SsoPending<'_> {
+        sso_pending::SsoPending::new(self)
     }
 
     pub fn provider_switches(&self) -> provider_switches::ProviderSwitches<'_> {

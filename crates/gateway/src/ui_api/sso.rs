@@ -49,10 +49,16 @@ pub(crate) const FLOW_COOKIE: &str = "gw_sso_flow";
 /// Where the flow cookie is sent: the start and callback routes only.
 const FLOW_COOKIE_PATH: &str = "/_ui/api/auth/google";
 
-/// The SSO routes (relative to `/_ui/api`), with their own [`Sso`] service.
+/// The SSO routes (relative to `/_ui/api`), with their own [`Sso`] service,
+/// which keeps its pending attempts in the store. The UI API is served in
+/// full mode only, which always has a store: without one there is no route.
 pub(crate) fn routes(app: &AppState) -> Router<AppState> {
+    let Some(store) = app.store_opt() else {
+        return Router::new();
+    };
     let sso = Sso::new(
         app.http().clone(),
+        store.clone(),
         SsoTuning {
             pending_ttl: app.config().tuning.sso_pending_ttl,
             ..SsoTuning::default()

@@ -1,13 +1,14 @@
 //! Helpers of the per-user provider tests (`providers_per_user`,
-//! `provider_signins`, `full_target`): a user's `/v1` key, one chat with it,
-//! an error's status and type, the steps of the `messages_vendor` sign-in a
-//! browser would take, and `assistant_vendor` connected by device code.
+//! `provider_signins`, `full_target`, `replicas_flows`): gateways with the
+//! vendors' endpoints, a user's `/v1` key, one chat with it, an error's
+//! status and type, the steps of the `messages_vendor` sign-in a browser
+//! would take, and `assistant_vendor` connected by device code.
 
 use std::collections::HashMap;
 
 use serde_json::{json, Value};
 
-use upstream_sim::{SimHandle, Vendor};
+use upstream_sim::{SimHandle, Vendor, CODE_HOST_OAUTH_CLIENT_ID, CODE_HOST_OAUTH_CLIENT_SECRET};
 
 use crate::common::{admin_env, client, FullEnv, TestDb, UiClient};
 
@@ -24,6 +25,38 @@ pub async fn vendors_env(db: TestDb, sim: &SimHandle) -> FullEnv {
         ("MESSAGES_VENDOR_BASE_URL", messages.as_str()),
         ("COMPLETIONS_VENDOR_BASE_URL", completions.as_str()),
     ]);
+    FullEnv::start(db, &extra).await
+}
+
+/// A full-mode gateway with the seeded admin and the `messages_vendor`
+/// API and OAuth endpoints of `sim`.
+pub async fn messages_env(db: TestDb, sim: &SimHandle) -> FullEnv {
+    let api = sim.messages_vendor_url();
+    let oauth = sim.messages_vendor_oauth_url();
+    let mut extra = admin_env();
+    extra.push(("MESSAGES_VENDOR_BASE_URL", api.as_str()));
+    extra.push(("MESSAGES_VENDOR_OAUTH_BASE_URL", oauth.as_str()));
+    FullEnv::start(db, &extra).await
+}
+
+/// A full-mode gateway with the seeded admin and `sim`'s `assistant_vendor`
+/// code host and token exchange; with `web`, the gateway's OAuth app too.
+pub async fn assistant_env(db: TestDb, sim: &SimHandle, web: bool) -> FullEnv {
+    let code_host = sim.assistant_vendor_code_host_url();
+    let token_url = sim.assistant_vendor_token_url();
+    let mut extra = admin_env();
+    extra.push(("ASSISTANT_VENDOR_CODE_HOST_URL", code_host.as_str()));
+    extra.push(("ASSISTANT_VENDOR_TOKEN_URL", token_url.as_str()));
+    if web {
+        extra.push((
+            "ASSISTANT_VENDOR_OAUTH_CLIENT_ID",
+            CODE_HOST_OAUTH_CLIENT_ID,
+        ));
+        extra.push((
+            "ASSISTANT_VENDOR_OAUTH_CLIENT_SECRET",
+            CODE_HOST_OAUTH_CLIENT_SECRET,
+        ));
+    }
     FullEnv::start(db, &extra).await
 }
 
@@ -59,8 +92,13 @@ pub async fn v1_key(ui: &UiClient) -> String {
 
 /// One non-streaming chat-completions call with `key`.
 pub async fn chat(env: &FullEnv, key: &str, model: &str) -> reqwest::Response {
+    chat_at(&env.gateway.base, key, model).await
+}
+
+/// [`chat`] to the gateway (replica) at `base`.
+pub async fn chat_at(base: &str, key: &str, model: &str) -> reqwest::Response {
     client()
-        .post(env.url("/v1/chat/completions"))
+        .post(format!("{base}/v1/chat/completions"))
         .bearer_auth(key)
         .json(&json!({"model": model, "messages": [{"role": "user", "content": "hi"}]}))
         .send()

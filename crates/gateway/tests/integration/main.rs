@@ -37,6 +37,7 @@ mod relay_matrix;
 mod relay_passthrough;
 mod relay_select;
 mod relay_support;
+mod replicas_flows;
 mod replicas_pg;
 mod slow_clients;
 mod sso_flow;

@@ -17,12 +17,13 @@
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use upstream_sim::{Vendor, CODE_HOST_OAUTH_CLIENT_ID, CODE_HOST_OAUTH_CLIENT_SECRET};
+use upstream_sim::{Vendor, CODE_HOST_OAUTH_CLIENT_ID};
 
 use crate::accounts_support::{
-    chat, error_type, location_of, query_of, start_messages_signin, v1_key,
+    assistant_env, chat, error_type, location_of, messages_env, query_of, start_messages_signin,
+    v1_key,
 };
-use crate::common::{admin_env, client, start_sim, FullEnv, TestDb, UiClient};
+use crate::common::{client, start_sim, TestDb, UiClient};
 use crate::relay_support::vendor_chats;
 
 const MESSAGES_MODEL: &str = "messages_vendor/claude-sonnet-4-5";
@@ -32,15 +33,6 @@ const ASSISTANT_MODEL: &str = "assistant_vendor/gpt-4o";
 async fn status_and_type(resp: reqwest::Response) -> (u16, String) {
     let (status, kind, _) = error_type(resp).await;
     (status, kind)
-}
-
-async fn messages_env(db: TestDb, sim: &upstream_sim::SimHandle) -> FullEnv {
-    let api = sim.messages_vendor_url();
-    let oauth = sim.messages_vendor_oauth_url();
-    let mut extra = admin_env();
-    extra.push(("MESSAGES_VENDOR_BASE_URL", api.as_str()));
-    extra.push(("MESSAGES_VENDOR_OAUTH_BASE_URL", oauth.as_str()));
-    FullEnv::start(db, &extra).await
 }
 
 async fn messages_vendor_signs_in_with_pkce(db: TestDb) {
@@ -268,25 +260,6 @@ fn tempfile_dir() -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("relay-script-{}", uuid::Uuid::new_v4()));
     std::fs::create_dir_all(&dir).unwrap();
     dir
-}
-
-async fn assistant_env(db: TestDb, sim: &upstream_sim::SimHandle, web: bool) -> FullEnv {
-    let code_host = sim.assistant_vendor_code_host_url();
-    let token_url = sim.assistant_vendor_token_url();
-    let mut extra = admin_env();
-    extra.push(("ASSISTANT_VENDOR_CODE_HOST_URL", code_host.as_str()));
-    extra.push(("ASSISTANT_VENDOR_TOKEN_URL", token_url.as_str()));
-    if web {
-        extra.push((
-            "ASSISTANT_VENDOR_OAUTH_CLIENT_ID",
-            CODE_HOST_OAUTH_CLIENT_ID,
-        ));
-        extra.push((
-            "ASSISTANT_VENDOR_OAUTH_CLIENT_SECRET",
-            CODE_HOST_OAUTH_CLIENT_SECRET,
-        ));
-    }
-    FullEnv::start(db, &extra).await
 }
 
 /// Poll the device flow until it leaves `pending`.

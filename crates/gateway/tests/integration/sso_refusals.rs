@@ -1,7 +1,8 @@
 //! SSO sign-ins that must fail, each with its error code on the login page,
 //! no session and no account: forged, tampered, unsigned, expired and
 //! otherwise wrong ID tokens, unverified emails, a domain off the allowlist,
-//! provider errors, and an attempt older than the pending-state TTL.
+//! provider errors, and an attempt older than the pending-state TTL; the
+//! pending attempts' bound, also under concurrent sign-ins.
 
 use std::time::Duration;
 
@@ -176,7 +177,10 @@ const CASES: &[Case] = &[
     },
 ];
 
-both_stores!(every_refusal_has_its_code_and_creates_nothing);
+both_stores!(
+    every_refusal_has_its_code_and_creates_nothing,
+    pending_attempts_are_bounded_even_when_started_at_once
+);
 
 async fn every_refusal_has_its_code_and_creates_nothing(db: TestDb) {
     let env = SsoEnv::start(db).await;
@@ -236,13 +240,14 @@ async fn every_refusal_has_its_code_and_creates_nothing(db: TestDb) {
 #[tokio::test]
 async fn an_attempt_older_than_the_pending_ttl_is_refused() {
     let env = SsoEnv::start_tuned(TestDb::sqlite(), &[], |c| {
-        c.tuning.sso_pending_ttl = Duration::from_millis(400);
+        // The store keeps time in seconds: this attempt lives 1 to 2 s.
+        c.tuning.sso_pending_ttl = Duration::from_secs(2);
     })
     .await;
     env.sim.idp_set_user("late@corp.example", true);
     let ui = env.ui();
     let callback = to_callback(&ui, "/_ui/api/auth/google").await;
-    tokio::time::sleep(Duration::from_millis(700)).await;
+    tokio::time::sleep(Duration::from_millis(3100)).await;
     let landing = open_callback(&ui, &callback).await;
     assert_eq!(landing.error().as_deref(), Some("sso_state_invalid"));
     assert!(!landing.sets_session());
@@ -250,4 +255,54 @@ async fn an_attempt_older_than_the_pending_ttl_is_refused() {
     // Within the TTL the same flow succeeds.
     let callback = to_callback(&ui, "/_ui/api/auth/google").await;
     assert_eq!(open_callback(&ui, &callback).await.location, "/_ui/");
+}
+
+/// Spec 2.5a: at most so many attempts under way; when full the oldest go,
+/// also when the sign-ins start at once (on PostgreSQL from many pooled
+/// connections, as from several replicas).
+async fn pending_attempts_are_bounded_even_when_started_at_once(db: TestDb) {
+    use gateway::config::Secret;
+    use gateway::store::sso_pending::{NewSsoLogin, SsoPendingLimits};
+
+    let store = db.store().await;
+    let limits = SsoPendingLimits {
+        ttl_secs: 600,
+        capacity: 10,
+    };
+    let secret = Secret::new("verifier");
+    let states: Vec<String> = (0..25).map(|i| format!("state-{i}")).collect();
+    let starts = states.iter().map(|state| {
+        let pending = store.sso_pending();
+        let secret = &secret;
+        async move {
+            pending
+                .create(
+                    &NewSsoLogin {
+                        state,
+                        code_verifier: secret,
+                        nonce: secret,
+                        binding_digest: "digest",
+                        redirect_uri: "http://gw.test/_ui/api/auth/google/callback",
+                        issuer: "http://idp.test",
+                        client_id: "client",
+                        link_user: None,
+                    },
+                    limits,
+                )
+                .await
+                .unwrap()
+        }
+    });
+    let dropped: u64 = futures::future::join_all(starts).await.into_iter().sum();
+    assert_eq!(dropped, 15);
+    assert_eq!(store.sso_pending().count().await.unwrap(), 10);
+    let mut kept = 0;
+    for state in &states {
+        if store.sso_pending().take(state).await.unwrap().is_some() {
+            kept += 1;
+        }
+    }
+    assert_eq!(kept, 10, "each kept attempt is taken once");
+    assert_eq!(store.sso_pending().count().await.unwrap(), 0);
+    store.close().await;
 }
