@@ -43,6 +43,10 @@ impl Exporter {
     pub(crate) fn start(settings: ExportSettings, http: reqwest::Client) -> Exporter {
         let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
         let dropped = Arc::new(AtomicU64::new(0));
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "the export task ends by itself, after posting what is queued, when the state and the last span holding an Exporter are gone"
+        )]
         tokio::spawn(run(settings, http, rx, dropped.clone()));
         Exporter { tx, dropped }
     }
