@@ -4,7 +4,8 @@
 //! one client span per upstream attempt, with the GenAI attributes, the
 //! client's `traceparent` as parent and the same trace upstream; message
 //! contents only with `otel_capture_content`; nothing added upstream when
-//! tracing is off.
+//! tracing is off; in full deployment (both stores) a guardrail check is an
+//! internal span of the request.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -17,7 +18,14 @@ use opentelemetry_proto::tonic::trace::v1::span::SpanKind;
 use opentelemetry_proto::tonic::trace::v1::Span;
 use prost::Message as _;
 
-use crate::common::{chat_body, client, eventually, OpenAiStream, ProxyEnv, API_KEY};
+use crate::accounts_support::v1_key;
+use crate::common::{
+    admin_env, chat_body, client, eventually, start_sim, FullEnv, OpenAiStream, ProxyEnv, TestDb,
+    API_KEY,
+};
+use crate::keys_support::connect_upstream;
+
+crate::both_stores!(full_deployment_traces_a_keyed_call_and_its_guardrail_check);
 
 const CHAT: &str = "/v1/chat/completions";
 const TRACE_ID: &str = "4bf92f3577b34da6a3ce929d0e0e4736";
@@ -302,4 +310,85 @@ async fn with_tracing_off_no_traceparent_goes_upstream() {
     assert_eq!(resp.status(), 200);
     resp.bytes().await.unwrap();
     assert_eq!(upstream_traceparents(&env), [None]);
+}
+
+async fn full_deployment_traces_a_keyed_call_and_its_guardrail_check(db: TestDb) {
+    let collector = Collector::start().await;
+    let sim = start_sim().await;
+    let (api, oidc, guard) = (sim.base_url(), sim.oidc_url(), sim.guardrail_url());
+    let mut extra = admin_env();
+    extra.extend(otel_env(&collector, &[]));
+    extra.extend([
+        ("UPSTREAM_API_ENDPOINT", api.as_str()),
+        ("UPSTREAM_OIDC_ENDPOINT", oidc.as_str()),
+        ("GUARDRAIL_ENDPOINT", guard.as_str()),
+        ("GUARDRAILS_ENABLED", "true"),
+    ]);
+    let env = FullEnv::start(db, &extra).await;
+    let admin = env.admin().await;
+    connect_upstream(&admin).await;
+    let key = v1_key(&admin).await;
+    let (akid, secret) = sim.guardrail_credentials();
+    let resp = admin
+        .post(
+            "/_ui/api/guardrails/profiles",
+            serde_json::json!({"name": "p", "guardrail_id": "abc", "guardrail_version": "1",
+                   "region": "us-east-1", "access_key_id": akid, "secret_access_key": secret}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    let profile: serde_json::Value = resp.json().await.unwrap();
+    let resp = admin
+        .post(
+            "/_ui/api/guardrails/rules",
+            serde_json::json!({"name": "all", "cel_expression": "", "apply_to": "Input",
+                   "sampling_rate": 100, "profile_ids": [profile["id"]]}),
+        )
+        .await;
+    assert_eq!(resp.status(), 201);
+    // Spans of the console's calls are not made (only /v1 is traced).
+    collector.spans.lock().unwrap().clear();
+
+    let resp = client()
+        .post(env.url(CHAT))
+        .bearer_auth(&key)
+        .header("traceparent", format!("00-{TRACE_ID}-{CLIENT_SPAN_ID}-01"))
+        .json(&chat_body("sim: text len=20", false))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resp.status(), 200);
+    resp.bytes().await.unwrap();
+
+    let (_, server, children) = collector.server_span_with(2).await;
+    assert_eq!(hex(&server.parent_span_id), CLIENT_SPAN_ID);
+    assert_eq!(
+        str_attr(&server, "gen_ai.provider.name").as_deref(),
+        Some("primary")
+    );
+    assert!(int_attr(&server, "gen_ai.usage.output_tokens").unwrap() > 0);
+    assert_eq!(int_attr(&server, "http.response.status_code"), Some(200));
+    let check = children
+        .iter()
+        .find(|s| s.kind == SpanKind::Internal as i32)
+        .expect("a guardrail span");
+    assert_eq!(check.name, "guardrails input");
+    assert_eq!(
+        str_attr(check, "gateway.guardrail.action").as_deref(),
+        Some("pass")
+    );
+    assert_eq!(
+        children
+            .iter()
+            .filter(|s| s.kind == SpanKind::Client as i32)
+            .count(),
+        1
+    );
+    let server_kinds: Vec<_> = collector
+        .spans()
+        .iter()
+        .filter(|(_, s)| s.kind == SpanKind::Server as i32)
+        .map(|(_, s)| s.name.clone())
+        .collect();
+    assert_eq!(server_kinds.len(), 1, "{server_kinds:?}");
 }
