@@ -70,6 +70,8 @@ struct Shared {
     usage: UsageSink,
     /// Full deployment: budgets and rate limits.
     limiter: Arc<Limiter>,
+    /// The export of traces, when an OTLP endpoint is set.
+    traces: Option<crate::telemetry::traces::Exporter>,
     started: Instant,
     /// Set once shutdown starts: `GET /ready` answers 503 from then on.
     draining: AtomicBool,
@@ -143,6 +145,16 @@ impl AppState {
                 None => Limiter::local(),
             },
         );
+        let traces = config.traces.as_ref().map(|t| {
+            crate::telemetry::traces::start(
+                crate::telemetry::traces::ExportSettings {
+                    endpoint: t.endpoint.clone(),
+                    service_name: t.service_name.clone(),
+                    schedule_delay: t.schedule_delay,
+                },
+                http.clone(),
+            )
+        });
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),
             env_runtime,
@@ -160,6 +172,7 @@ impl AppState {
             key_cache: KeyCache::new(),
             usage: UsageSink::new(),
             limiter,
+            traces,
             started: Instant::now(),
             draining: AtomicBool::new(false),
         }))
@@ -198,6 +211,11 @@ impl AppState {
             self.0.setup_complete.store(true, Ordering::Release);
         }
         Ok(done)
+    }
+
+    /// The export of traces, when it is on.
+    pub(crate) fn traces(&self) -> Option<&crate::telemetry::traces::Exporter> {
+        self.0.traces.as_ref()
     }
 
     /// When this process started, in unix seconds.

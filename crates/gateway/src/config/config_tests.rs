@@ -195,3 +195,53 @@ fn custom_key_needs_a_base_url() {
     let err = load(&[("CUSTOM_API_KEY", "k")]).unwrap_err();
     assert_eq!(problem_vars(&err), ["CUSTOM_BASE_URL"]);
 }
+
+#[test]
+fn traces_follow_the_standard_otel_variables() {
+    assert_eq!(load(&[]).unwrap().traces, None);
+    let c = load(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318/")]).unwrap();
+    assert_eq!(
+        c.traces,
+        Some(TraceExport {
+            endpoint: "http://collector:4318/v1/traces".to_owned(),
+            service_name: "gateway".to_owned(),
+            schedule_delay: Duration::from_secs(5),
+        })
+    );
+    let c = load(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318"),
+        (
+            "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
+            "https://traces.example/otlp",
+        ),
+        ("OTEL_SERVICE_NAME", "edge"),
+        ("OTEL_BSP_SCHEDULE_DELAY", "250"),
+    ])
+    .unwrap()
+    .traces
+    .unwrap();
+    assert_eq!(c.endpoint, "https://traces.example/otlp");
+    assert_eq!(c.service_name, "edge");
+    assert_eq!(c.schedule_delay, Duration::from_millis(250));
+    for off in [
+        ("OTEL_SDK_DISABLED", "true"),
+        ("OTEL_TRACES_EXPORTER", "none"),
+    ] {
+        let c = load(&[("OTEL_EXPORTER_OTLP_ENDPOINT", "http://c:4318"), off]).unwrap();
+        assert_eq!(c.traces, None, "{off:?}");
+    }
+    let err = load(&[
+        ("OTEL_EXPORTER_OTLP_ENDPOINT", "collector:4318"),
+        ("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc"),
+        ("OTEL_BSP_SCHEDULE_DELAY", "soon"),
+    ])
+    .unwrap_err();
+    assert_eq!(
+        problem_vars(&err),
+        [
+            "OTEL_EXPORTER_OTLP_ENDPOINT",
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+            "OTEL_BSP_SCHEDULE_DELAY"
+        ]
+    );
+}

@@ -163,6 +163,8 @@ pub struct Config {
     pub proxy_api_key: Option<Secret>,
     /// `METRICS_TOKEN`: when set, `/metrics` wants it as a bearer token.
     pub metrics_token: Option<Secret>,
+    /// Where traces go (the `OTEL_*` variables); `None`: no tracing.
+    pub traces: Option<TraceExport>,
     /// 32-byte key for stored secrets (full mode), as given (base64 or hex).
     pub config_encryption_key: Option<Secret>,
     pub initial_admin_email: Option<String>,
@@ -178,6 +180,79 @@ pub struct Config {
     /// The runtime fields as loaded; the live copy is in `AppState`.
     pub runtime: RuntimeConfig,
     pub tuning: Tuning,
+}
+
+/// The OTLP/HTTP export of traces, from the standard `OTEL_*` variables.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceExport {
+    /// Where spans are posted: `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` as it
+    /// is, else `OTEL_EXPORTER_OTLP_ENDPOINT` + `/v1/traces`.
+    pub endpoint: String,
+    /// `OTEL_SERVICE_NAME` (default `gateway`).
+    pub service_name: String,
+    /// `OTEL_BSP_SCHEDULE_DELAY` in milliseconds (default 5000): the longest
+    /// wait between a span's end and its export.
+    pub schedule_delay: Duration,
+}
+
+impl TraceExport {
+    /// `None` when no endpoint is set, or `OTEL_SDK_DISABLED=true`, or
+    /// `OTEL_TRACES_EXPORTER=none`.
+    fn from_env(src: &EnvSource, problems: &mut Vec<ConfigProblem>) -> Option<TraceExport> {
+        let set = |name: &str| src.get(name).map(str::trim).filter(|v| !v.is_empty());
+        let disabled = set("OTEL_SDK_DISABLED").is_some_and(|v| v.eq_ignore_ascii_case("true"))
+            || set("OTEL_TRACES_EXPORTER").is_some_and(|v| v.eq_ignore_ascii_case("none"));
+        let endpoint = match (
+            set("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"),
+            set("OTEL_EXPORTER_OTLP_ENDPOINT"),
+        ) {
+            (Some(url), _) => ("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", url.to_owned()),
+            (None, Some(base)) => (
+                "OTEL_EXPORTER_OTLP_ENDPOINT",
+                format!("{}/v1/traces", base.trim_end_matches('/')),
+            ),
+            (None, None) => return None,
+        };
+        let mut ok = true;
+        if !(endpoint.1.starts_with("http://") || endpoint.1.starts_with("https://")) {
+            problems.push(ConfigProblem::new(
+                endpoint.0,
+                "expected an http:// or https:// URL",
+            ));
+            ok = false;
+        }
+        for name in [
+            "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL",
+            "OTEL_EXPORTER_OTLP_PROTOCOL",
+        ] {
+            if let Some(protocol) = set(name) {
+                if protocol != "http/protobuf" {
+                    problems.push(ConfigProblem::new(name, "only http/protobuf is supported"));
+                    ok = false;
+                }
+                break;
+            }
+        }
+        let schedule_delay = match set("OTEL_BSP_SCHEDULE_DELAY") {
+            None => Duration::from_millis(5000),
+            Some(raw) => match raw.parse::<u64>() {
+                Ok(ms) => Duration::from_millis(ms),
+                Err(_) => {
+                    problems.push(ConfigProblem::new(
+                        "OTEL_BSP_SCHEDULE_DELAY",
+                        "expected a number of milliseconds",
+                    ));
+                    ok = false;
+                    Duration::from_millis(5000)
+                }
+            },
+        };
+        (ok && !disabled).then(|| TraceExport {
+            endpoint: endpoint.1,
+            service_name: set("OTEL_SERVICE_NAME").unwrap_or("gateway").to_owned(),
+            schedule_delay,
+        })
+    }
 }
 
 /// One bad value: the variable and what was expected.
@@ -280,6 +355,8 @@ impl Config {
             }
         }
 
+        let traces = TraceExport::from_env(src, &mut problems);
+
         let proxy_api_key = src.get("PROXY_API_KEY").map(Secret::new);
         if mode == GatewayMode::Proxy && proxy_api_key.is_none() {
             problems.push(ConfigProblem::new(
@@ -369,6 +446,7 @@ impl Config {
             database_url,
             redis_url,
             metrics_token,
+            traces,
             proxy_api_key,
             config_encryption_key,
             initial_admin_email,

@@ -288,6 +288,8 @@ runtime_fields! {
         "Check requests (and non-streaming answers) with the guardrail rules and profiles; off, no rule runs.";
     guardrail_timeout: Duration = Duration::from_secs(5), Hot, positive,
         "Longest wait for one guardrail service call; a slower one fails open (the request goes on).";
+    otel_capture_content: bool = false, Hot, any,
+        "Export the messages and answers of chat calls in their trace spans (gen_ai.input.messages, gen_ai.output.messages) when tracing is on; off, no message content leaves the gateway.";
     public_url: PublicUrl = PublicUrl::default(), Hot, any,
         "Public base URL of the gateway (e.g. https://gateway.example.com), used for the SSO redirect URI; empty: derived from the request's Host and X-Forwarded-Proto.";
 }
@@ -355,7 +357,7 @@ mod tests {
         names.sort_unstable();
         names.dedup();
         assert_eq!(names.len(), FIELDS.len());
-        assert_eq!(FIELDS.len(), 21);
+        assert_eq!(FIELDS.len(), 22);
         let hot: Vec<_> = FIELDS
             .iter()
             .filter(|f| f.reload == Reload::Restart)

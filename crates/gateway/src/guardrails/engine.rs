@@ -204,14 +204,33 @@ impl Guardrails {
         if profiles.is_empty() || texts.is_empty() {
             return Outcome::Pass;
         }
+        let output = matches!(source, Source::Output);
+        // With traces on, the check is an internal span of the request.
+        let mut span = telemetry::traces::current().map(|request| {
+            request.internal(if output {
+                "guardrails output"
+            } else {
+                "guardrails input"
+            })
+        });
         let outcome = self.decide(settings, profiles, source, texts).await;
         let action = match &outcome {
             Outcome::Pass => 0,
             Outcome::Blocked(_) => 1,
             Outcome::Redacted { .. } => 2,
         };
-        let stage = usize::from(matches!(source, Source::Output));
+        let stage = usize::from(output);
         telemetry::meters().guardrail_verdict(stage, action);
+        if let Some(span) = &mut span {
+            use telemetry::traces::AttrValue;
+            let stage = if output { "output" } else { "input" };
+            let verdict = ["pass", "blocked", "redacted"][action];
+            span.attribute("gateway.guardrail.stage", AttrValue::Str(stage.to_owned()));
+            span.attribute(
+                "gateway.guardrail.action",
+                AttrValue::Str(verdict.to_owned()),
+            );
+        }
         outcome
     }
 

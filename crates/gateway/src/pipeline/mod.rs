@@ -24,6 +24,7 @@ pub(crate) mod client;
 mod fallover;
 mod guard;
 pub(crate) mod respond;
+mod trace_content;
 
 use std::sync::Arc;
 
@@ -110,6 +111,9 @@ async fn dispatch(app: &AppState, inbound: Inbound) -> Result<Response, GatewayE
         turn.reply.guard = Box::pin(guard::check_input(app, &turn, &mut call))
             .await?
             .map(Box::new);
+    }
+    if let Some(trace) = turn.reply.usage.as_ref().and_then(UsageTicket::trace) {
+        trace_content::note_input(trace, &call.request);
     }
     // Each path boxes its provider state machine (several kilobytes): this
     // future stays small, and the machine is built in place once instead

@@ -25,6 +25,18 @@ fn note(usage: Option<&UsageTicket>, ev: &ChatEvent) {
         match ev {
             ChatEvent::Usage(u) => ticket.add_usage(u),
             ChatEvent::Error(err) => ticket.stream_failed(err.status),
+            ChatEvent::TextDelta(text) => {
+                if let Some(trace) = ticket.trace() {
+                    trace.output_text(text);
+                }
+            }
+            ChatEvent::Start {
+                model: Some(model), ..
+            } => {
+                if let Some(trace) = ticket.trace() {
+                    trace.response_model(model);
+                }
+            }
             _ => {}
         }
     }
@@ -126,6 +138,14 @@ pub(crate) async fn collect(reply: &Reply, answer: EventAnswer) -> Result<Respon
         Some(guard) => Box::pin(super::guard::check_output(guard, &mut answer)).await?,
         None => None,
     };
+    if let Some(trace) = reply.usage.as_ref().and_then(UsageTicket::trace) {
+        if let Some(model) = &answer.model {
+            trace.response_model(model);
+        }
+        if trace.captures() {
+            trace.output_text(&answer.text());
+        }
+    }
     let mut body = client::render(reply.format, &answer, &meta).map_err(GatewayError::internal)?;
     if let Some(warning) = &warning {
         body = super::guard::with_warning(body, warning);

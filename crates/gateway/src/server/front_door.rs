@@ -39,7 +39,12 @@ impl FrontDoor {
 
 /// Every request through the four steps and then the router.
 async fn serve(state: AppState, router: Router, request: Request) -> Response {
-    request_context::request_context(request, |request| {
+    // Off (no OTLP endpoint), this is a `None` and nothing else is done.
+    let trace = state.traces().map(|exporter| request_context::TraceStart {
+        exporter: exporter.clone(),
+        capture_content: state.runtime().otel_capture_content,
+    });
+    request_context::request_context(request, trace, |request| {
         cors::cors(request, |request| {
             uniform_errors::uniform_errors(request, |request| async move {
                 body_limit::limit_body(&state, request, |request| async move {

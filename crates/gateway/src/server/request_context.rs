@@ -15,6 +15,8 @@
 //! - `gateway_requests_total` for every `/v1` request, and its duration
 //!   unless a chat call's usage ticket times the whole answer (a stream
 //!   ends after its head).
+//! - With traces on, the server span of every `/v1` request
+//!   ([`telemetry::traces`]), current while the request is handled.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -46,8 +48,22 @@ pub(crate) fn is_sane_request_id(id: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"-_.:/+=@".contains(&b))
 }
 
+/// What a request's server span needs when traces are exported.
+pub(crate) struct TraceStart {
+    pub exporter: telemetry::traces::Exporter,
+    /// `otel_capture_content` now.
+    pub capture_content: bool,
+}
+
+/// The W3C trace context header.
+static TRACEPARENT: HeaderName = HeaderName::from_static("traceparent");
+
 /// The middleware.
-pub(crate) async fn request_context(mut request: Request, next: impl Next) -> Response {
+pub(crate) async fn request_context(
+    mut request: Request,
+    trace: Option<TraceStart>,
+    next: impl Next,
+) -> Response {
     let id: Arc<str> = request
         .headers()
         .get(&X_REQUEST_ID)
@@ -67,10 +83,28 @@ pub(crate) async fn request_context(mut request: Request, next: impl Next) -> Re
         Some(telemetry::Endpoint::Models) => request.headers().contains_key("anthropic-version"),
         _ => false,
     };
+    let server_span = match (trace, endpoint) {
+        (Some(trace), Some(endpoint)) => Some(telemetry::traces::ServerSpan::start(
+            trace.exporter,
+            request
+                .headers()
+                .get(&TRACEPARENT)
+                .map(HeaderValue::as_bytes),
+            endpoint.is_chat(),
+            format!("{method} {}", endpoint.label()),
+            trace.capture_content,
+        )),
+        _ => None,
+    };
     let span = tracing::info_span!("request", request_id = %id);
     let started = Instant::now();
-    let (mut response, note) =
-        access_note::scoped(next.run(request).instrument(span.clone())).await;
+    let handled = next.run(request).instrument(span.clone());
+    let (mut response, note) = match &server_span {
+        None => access_note::scoped(handled).await,
+        Some(server_span) => {
+            access_note::scoped(telemetry::traces::scoped(server_span.clone(), handled)).await
+        }
+    };
     let (provider, model) = (note.provider, note.model.as_deref());
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
 
@@ -85,6 +119,10 @@ pub(crate) async fn request_context(mut request: Request, next: impl Next) -> Re
     }
 
     let status = response.status().as_u16();
+    if let Some(server_span) = server_span {
+        // A chat call's usage ticket holds the span on to the answer's end.
+        server_span.status(status);
+    }
     if let Some(endpoint) = endpoint {
         telemetry::series::record_request(&telemetry::series::RequestDone {
             endpoint,

@@ -23,6 +23,7 @@
 pub(crate) mod histogram;
 pub(crate) mod meters;
 pub(crate) mod series;
+pub(crate) mod traces;
 
 pub(crate) use meters::meters;
 

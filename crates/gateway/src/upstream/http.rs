@@ -11,6 +11,10 @@
 //! - a 403 (except account-level reasons) calls the refresh hook once and
 //!   retries once, outside the retry budget.
 //!
+//! With traces on, each attempt is a client span of the request's server
+//! span and carries it upstream in `traceparent`; off, the request is sent
+//! as built.
+//!
 //! The request is rebuilt for every attempt by a closure, so each attempt gets
 //! the current access token and the pipeline can reuse [`send_with_retry`] for
 //! its own first-token-timeout retries.
@@ -23,6 +27,7 @@ use rand::Rng;
 
 use crate::config::{RuntimeConfig, Tuning};
 use crate::error::GatewayError;
+use crate::telemetry::traces::{ClientSpan, ServerSpan};
 use crate::telemetry::{self, UpstreamFailure};
 
 /// How many bytes of an error body are read (enough for any JSON error).
@@ -263,6 +268,22 @@ async fn attempt(builder: reqwest::RequestBuilder, timeout: Duration) -> Attempt
     }
 }
 
+/// The attempt's client span, child of `server`, and its request carrying
+/// the span in `traceparent`.
+fn traced(
+    builder: reqwest::RequestBuilder,
+    server: &ServerSpan,
+    provider: &'static str,
+) -> Result<(reqwest::RequestBuilder, ClientSpan), UpstreamError> {
+    let (client, request) = builder.build_split();
+    let mut request = request.map_err(|e| UpstreamError::Gateway(GatewayError::internal(e)))?;
+    let span = server.client(provider, request.url().host_str().unwrap_or_default());
+    if let Ok(value) = reqwest::header::HeaderValue::from_str(&span.traceparent()) {
+        request.headers_mut().insert("traceparent", value);
+    }
+    Ok((reqwest::RequestBuilder::from_parts(client, request), span))
+}
+
 /// A short description of a transport error without the URL's query.
 fn transport_message(e: &reqwest::Error) -> String {
     let kind = if e.is_connect() {
@@ -306,12 +327,22 @@ where
     let mut refreshed = false;
     let mut attempt_no = 0u32;
     let provider_index = telemetry::provider_index(provider);
+    let server_span = telemetry::traces::current();
     loop {
-        let builder = build(attempt_no).await?;
+        let mut builder = build(attempt_no).await?;
         attempt_no += 1;
+        let mut client_span = None;
+        if let Some(server) = &server_span {
+            let (traced_builder, span) = traced(builder, server, provider)?;
+            builder = traced_builder;
+            client_span = Some(span);
+        }
         let (failure, class) = match attempt(builder, policy.request_timeout).await {
             Attempt::Response(resp) => {
                 let status = resp.status();
+                if let Some(span) = client_span {
+                    span.answered(status.as_u16());
+                }
                 if status.is_success() {
                     return Ok(resp);
                 }
@@ -347,6 +378,9 @@ where
             Attempt::Failed(e @ UpstreamError::Gateway(_)) => return Err(e),
             Attempt::Failed(e) => {
                 let timeout = matches!(e, UpstreamError::Transport { timeout: true, .. });
+                if let Some(span) = client_span {
+                    span.failed(if timeout { "timeout" } else { "connect" });
+                }
                 telemetry::meters().upstream_error(
                     provider_index,
                     if timeout {

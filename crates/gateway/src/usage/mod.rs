@@ -134,6 +134,9 @@ struct Ticket {
     /// (0: none yet).
     first_token_nanos: AtomicU64,
     observed: Mutex<Observed>,
+    /// The request's server span (traces on): it ends with the ticket and
+    /// carries the answer's tokens.
+    trace: Option<telemetry::traces::ServerSpan>,
 }
 
 /// The writer's side of a full-deployment ticket.
@@ -185,6 +188,7 @@ impl UsageTicket {
             created_at,
             first_token_nanos: AtomicU64::new(0),
             observed: Mutex::new(Observed::default()),
+            trace: telemetry::traces::current(),
         }))
     }
 
@@ -199,6 +203,14 @@ impl UsageTicket {
         o.provider = Some(provider);
         model.clone_into(&mut o.model);
         o.stream = stream;
+        if let Some(trace) = &self.0.trace {
+            trace.route(provider, model);
+        }
+    }
+
+    /// The request's server span, when traces are exported.
+    pub(crate) fn trace(&self) -> Option<&telemetry::traces::ServerSpan> {
+        self.0.trace.as_ref()
     }
 
     /// The answer's first content is on its way to the client (the first
@@ -287,7 +299,14 @@ impl Drop for Ticket {
         let chat = self.endpoint.is_chat();
         let elapsed = self.started.elapsed();
         if chat {
-            self.record_metrics(&self.observed(), elapsed.as_secs_f64());
+            let o = self.observed();
+            self.record_metrics(&o, elapsed.as_secs_f64());
+            if let Some(trace) = &self.trace {
+                trace.usage(o.usage.input_tokens, o.usage.output_tokens);
+                if let Some(status) = o.stream_status {
+                    trace.stream_failed(status);
+                }
+            }
         }
         let Some(recording) = &self.recording else {
             return;

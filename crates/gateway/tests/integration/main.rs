@@ -45,6 +45,7 @@ mod sso_refusals;
 mod sso_support;
 mod store_provider_accounts;
 mod store_story;
+mod traces;
 mod ui_csrf_routes;
 mod ui_login;
 mod ui_sessions;
