@@ -404,37 +404,65 @@ fn log_whole_usage(provider: &'static str, body: &[u8], ticket: Option<&UsageTic
     #[derive(serde::Deserialize)]
     struct WithUsage {
         #[serde(default)]
-        usage: Option<serde_json::Value>,
+        usage: Option<BodyUsage>,
     }
     let usage = serde_json::from_slice::<WithUsage>(body)
         .ok()
-        .and_then(|w| w.usage);
-    if let (Some(t), Some(u)) = (ticket, usage.as_ref()) {
-        t.add_usage(&usage_of_body(u));
+        .and_then(|w| w.usage)
+        .map(BodyUsage::canonical)
+        .unwrap_or_default();
+    if let Some(t) = ticket {
+        t.add_usage(&usage);
     }
-    let usage = usage.map(|u| u.to_string()).unwrap_or_default();
-    tracing::info!(provider, usage = %usage, "answer relayed");
+    tracing::info!(
+        provider,
+        input_tokens = usage.input_tokens,
+        output_tokens = usage.output_tokens,
+        cache_read_tokens = usage.cache_read_tokens,
+        cache_write_tokens = usage.cache_write_tokens,
+        "answer relayed"
+    );
 }
 
-/// The canonical usage of a whole answer's `usage` object, in either format
-/// (input tokens exclude cache reads and writes, as everywhere).
-fn usage_of_body(u: &serde_json::Value) -> translate::Usage {
-    let n = |v: &serde_json::Value| v.as_u64().map(|n| u32::try_from(n).unwrap_or(u32::MAX));
-    if u.get("prompt_tokens").is_some() || u.get("completion_tokens").is_some() {
-        // Chat completions: prompt_tokens counts cached tokens too.
-        let cached = n(&u["prompt_tokens_details"]["cached_tokens"]);
-        translate::Usage {
-            input_tokens: n(&u["prompt_tokens"]).map(|p| p.saturating_sub(cached.unwrap_or(0))),
-            output_tokens: n(&u["completion_tokens"]),
-            cache_read_tokens: cached,
-            cache_write_tokens: None,
-        }
-    } else {
-        translate::Usage {
-            input_tokens: n(&u["input_tokens"]),
-            output_tokens: n(&u["output_tokens"]),
-            cache_read_tokens: n(&u["cache_read_input_tokens"]),
-            cache_write_tokens: n(&u["cache_creation_input_tokens"]),
+/// The `usage` object of a whole answer in either format, read straight
+/// into its numbers (no `Value` map to look keys up in).
+#[derive(serde::Deserialize)]
+struct BodyUsage {
+    // Chat completions.
+    prompt_tokens: Option<u64>,
+    completion_tokens: Option<u64>,
+    prompt_tokens_details: Option<PromptTokensDetails>,
+    // Messages.
+    input_tokens: Option<u64>,
+    output_tokens: Option<u64>,
+    cache_read_input_tokens: Option<u64>,
+    cache_creation_input_tokens: Option<u64>,
+}
+
+#[derive(serde::Deserialize)]
+struct PromptTokensDetails {
+    cached_tokens: Option<u64>,
+}
+
+impl BodyUsage {
+    fn canonical(self) -> translate::Usage {
+        let n = |v: Option<u64>| v.map(|n| u32::try_from(n).unwrap_or(u32::MAX));
+        if self.prompt_tokens.is_some() || self.completion_tokens.is_some() {
+            // Chat completions: prompt_tokens counts cached tokens too.
+            let cached = n(self.prompt_tokens_details.and_then(|d| d.cached_tokens));
+            translate::Usage {
+                input_tokens: n(self.prompt_tokens).map(|p| p.saturating_sub(cached.unwrap_or(0))),
+                output_tokens: n(self.completion_tokens),
+                cache_read_tokens: cached,
+                cache_write_tokens: None,
+            }
+        } else {
+            translate::Usage {
+                input_tokens: n(self.input_tokens),
+                output_tokens: n(self.output_tokens),
+                cache_read_tokens: n(self.cache_read_input_tokens),
+                cache_write_tokens: n(self.cache_creation_input_tokens),
+            }
         }
     }
 }
