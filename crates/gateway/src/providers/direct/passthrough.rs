@@ -386,9 +386,18 @@ pub async fn read_body(
 }
 
 fn log_stream_usage(provider: &'static str, watch: &Watch, ticket: Option<&UsageTicket>) {
-    let usage = watch.usage();
+    note_relayed(provider, &watch.usage(), ticket, "stream");
+}
+
+/// Note a relayed answer's usage on its ticket and in the log.
+fn note_relayed(
+    provider: &'static str,
+    usage: &translate::Usage,
+    ticket: Option<&UsageTicket>,
+    what: &'static str,
+) {
     if let Some(t) = ticket {
-        t.add_usage(&usage);
+        t.add_usage(usage);
     }
     tracing::info!(
         provider,
@@ -396,7 +405,7 @@ fn log_stream_usage(provider: &'static str, watch: &Watch, ticket: Option<&Usage
         output_tokens = usage.output_tokens,
         cache_read_tokens = usage.cache_read_tokens,
         cache_write_tokens = usage.cache_write_tokens,
-        "stream relayed"
+        "{what} relayed"
     );
 }
 
@@ -411,17 +420,7 @@ fn log_whole_usage(provider: &'static str, body: &[u8], ticket: Option<&UsageTic
         .and_then(|w| w.usage)
         .map(BodyUsage::canonical)
         .unwrap_or_default();
-    if let Some(t) = ticket {
-        t.add_usage(&usage);
-    }
-    tracing::info!(
-        provider,
-        input_tokens = usage.input_tokens,
-        output_tokens = usage.output_tokens,
-        cache_read_tokens = usage.cache_read_tokens,
-        cache_write_tokens = usage.cache_write_tokens,
-        "answer relayed"
-    );
+    note_relayed(provider, &usage, ticket, "answer");
 }
 
 /// The `usage` object of a whole answer in either format, read straight
