@@ -145,16 +145,10 @@ impl AppState {
                 None => Limiter::local(),
             },
         );
-        let traces = config.traces.as_ref().map(|t| {
-            crate::telemetry::traces::start(
-                crate::telemetry::traces::ExportSettings {
-                    endpoint: t.endpoint.clone(),
-                    service_name: t.service_name.clone(),
-                    schedule_delay: t.schedule_delay,
-                },
-                http.clone(),
-            )
-        });
+        let traces = config
+            .traces
+            .clone()
+            .map(|t| crate::telemetry::traces::start(t, http.clone()));
         AppState(Arc::new(Shared {
             runtime: ArcSwap::from_pointee(config.runtime.clone()),
             env_runtime,

@@ -35,11 +35,12 @@ pub(crate) use verify::{TokenProblem, VerifiedIdentity};
 use discovery::DiscoveryCache;
 use exchange::CodeExchange;
 use jwks::{KeyCache, KeyCacheTiming};
-use pending::{PendingLogin, PendingStore};
+use pending::PendingStore;
 use pkce::FlowSecrets;
 use redirect::AuthorizationRequest;
 
 use crate::config::Secret;
+use crate::store::sso_pending::NewSsoLogin;
 use crate::store::Store;
 
 /// Why a sign-in failed. [`SsoError::code`] is the `error` of the redirect to
@@ -214,20 +215,22 @@ impl Sso {
             nonce: &secrets.nonce,
             code_challenge: &pkce::s256_challenge(&secrets.code_verifier),
         })?;
+        let (code_verifier, nonce) = (
+            Secret::new(secrets.code_verifier),
+            Secret::new(secrets.nonce),
+        );
         inner
             .pending
-            .insert(
-                &secrets.state,
-                &PendingLogin {
-                    code_verifier: Secret::new(secrets.code_verifier),
-                    nonce: Secret::new(secrets.nonce),
-                    binding_digest: pkce::digest_hex(&secrets.binding),
-                    redirect_uri: redirect_uri.to_owned(),
-                    issuer: settings.issuer_url.clone(),
-                    client_id: settings.client_id.clone(),
-                    purpose,
-                },
-            )
+            .insert(&NewSsoLogin {
+                state: &secrets.state,
+                code_verifier: &code_verifier,
+                nonce: &nonce,
+                binding_digest: &pkce::digest_hex(&secrets.binding),
+                redirect_uri,
+                issuer: &settings.issuer_url,
+                client_id: &settings.client_id,
+                link_user: purpose.link_user(),
+            })
             .await?;
         Ok(Started {
             authorization_url,
@@ -309,7 +312,7 @@ impl Sso {
         )?;
         Ok(Finished {
             identity,
-            purpose: pending.purpose,
+            purpose: Purpose::of(pending.link_user),
         })
     }
 }

@@ -10,7 +10,6 @@ use std::time::Duration;
 use uuid::Uuid;
 
 use super::SsoError;
-use crate::config::Secret;
 use crate::store::ids::UserId;
 use crate::store::sso_pending::{NewSsoLogin, SsoLogin, SsoPendingLimits};
 use crate::store::Store;
@@ -26,20 +25,22 @@ pub(crate) enum Purpose {
     Link { user_id: Uuid },
 }
 
-/// One attempt.
-#[derive(Debug, Clone)]
-pub(crate) struct PendingLogin {
-    pub code_verifier: Secret,
-    pub nonce: Secret,
-    /// SHA-256 (hex) of the browser-binding cookie value.
-    pub binding_digest: String,
-    /// The `redirect_uri` sent to `/authorize`; the token request repeats it.
-    pub redirect_uri: String,
-    /// The issuer and client the attempt was started with: a configuration
-    /// change in between makes the callback fail rather than mix providers.
-    pub issuer: String,
-    pub client_id: String,
-    pub purpose: Purpose,
+impl Purpose {
+    /// The account to link to, as the store keeps the purpose.
+    pub(crate) fn link_user(&self) -> Option<UserId> {
+        match self {
+            Purpose::SignIn => None,
+            Purpose::Link { user_id } => Some(UserId(*user_id)),
+        }
+    }
+
+    /// The purpose of a stored attempt.
+    pub(crate) fn of(link_user: Option<UserId>) -> Purpose {
+        match link_user {
+            None => Purpose::SignIn,
+            Some(user) => Purpose::Link { user_id: user.0 },
+        }
+    }
 }
 
 /// The pending attempts, in the store.
@@ -62,27 +63,12 @@ impl PendingStore {
         }
     }
 
-    pub(crate) async fn insert(&self, state: &str, pending: &PendingLogin) -> Result<(), SsoError> {
-        let link_user = match pending.purpose {
-            Purpose::SignIn => None,
-            Purpose::Link { user_id } => Some(UserId(user_id)),
-        };
+    /// Keep `login` (its `state` hashed, its secrets encrypted).
+    pub(crate) async fn insert(&self, login: &NewSsoLogin<'_>) -> Result<(), SsoError> {
         let dropped = self
             .store
             .sso_pending()
-            .create(
-                &NewSsoLogin {
-                    state,
-                    code_verifier: &pending.code_verifier,
-                    nonce: &pending.nonce,
-                    binding_digest: &pending.binding_digest,
-                    redirect_uri: &pending.redirect_uri,
-                    issuer: &pending.issuer,
-                    client_id: &pending.client_id,
-                    link_user,
-                },
-                self.limits,
-            )
+            .create(login, self.limits)
             .await
             .map_err(internal)?;
         if dropped > 0 {
@@ -96,35 +82,14 @@ impl PendingStore {
     }
 
     /// Take the attempt of `state` out; `None` when unknown, used or expired.
-    pub(crate) async fn take(&self, state: &str) -> Result<Option<PendingLogin>, SsoError> {
-        let taken = self
-            .store
-            .sso_pending()
-            .take(state)
-            .await
-            .map_err(internal)?;
-        Ok(taken.map(from_store))
+    pub(crate) async fn take(&self, state: &str) -> Result<Option<SsoLogin>, SsoError> {
+        self.store.sso_pending().take(state).await.map_err(internal)
     }
 }
 
 /// `ttl` in whole seconds, rounded up (so a short TTL is not none at all).
 fn whole_seconds(ttl: Duration) -> i64 {
     i64::try_from(ttl.as_millis().div_ceil(1000)).unwrap_or(i64::MAX)
-}
-
-fn from_store(login: SsoLogin) -> PendingLogin {
-    PendingLogin {
-        code_verifier: login.code_verifier,
-        nonce: login.nonce,
-        binding_digest: login.binding_digest,
-        redirect_uri: login.redirect_uri,
-        issuer: login.issuer,
-        client_id: login.client_id,
-        purpose: match login.link_user {
-            None => Purpose::SignIn,
-            Some(user) => Purpose::Link { user_id: user.0 },
-        },
-    }
 }
 
 fn internal(e: impl std::fmt::Display) -> SsoError {
@@ -134,18 +99,28 @@ fn internal(e: impl std::fmt::Display) -> SsoError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Secret;
     use crate::store::testing::memory_store;
 
-    fn entry(purpose: Purpose) -> PendingLogin {
-        PendingLogin {
-            code_verifier: Secret::new("v"),
-            nonce: Secret::new("n"),
-            binding_digest: "b".into(),
-            redirect_uri: "http://x/cb".into(),
-            issuer: "http://idp".into(),
-            client_id: "c".into(),
-            purpose,
+    fn entry<'a>(
+        state: &'a str,
+        purpose: &Purpose,
+        secrets: &'a (Secret, Secret),
+    ) -> NewSsoLogin<'a> {
+        NewSsoLogin {
+            state,
+            code_verifier: &secrets.0,
+            nonce: &secrets.1,
+            binding_digest: "b",
+            redirect_uri: "http://x/cb",
+            issuer: "http://idp",
+            client_id: "c",
+            link_user: purpose.link_user(),
         }
+    }
+
+    fn secrets() -> (Secret, Secret) {
+        (Secret::new("v"), Secret::new("n"))
     }
 
     #[tokio::test]
@@ -153,11 +128,11 @@ mod tests {
         let store = PendingStore::new(memory_store().await, Duration::from_secs(600), 10_000);
         let user_id = crate::ids::fast_uuid();
         store
-            .insert("s1", &entry(Purpose::Link { user_id }))
+            .insert(&entry("s1", &Purpose::Link { user_id }, &secrets()))
             .await
             .unwrap();
         let taken = store.take("s1").await.unwrap().unwrap();
-        assert_eq!(taken.purpose, Purpose::Link { user_id });
+        assert_eq!(Purpose::of(taken.link_user), Purpose::Link { user_id });
         assert_eq!(taken.code_verifier.expose(), "v");
         assert_eq!(taken.nonce.expose(), "n");
         assert!(store.take("s1").await.unwrap().is_none());
@@ -167,7 +142,10 @@ mod tests {
     #[tokio::test]
     async fn a_zero_ttl_expires_at_once() {
         let store = PendingStore::new(memory_store().await, Duration::ZERO, 10_000);
-        store.insert("s1", &entry(Purpose::SignIn)).await.unwrap();
+        store
+            .insert(&entry("s1", &Purpose::SignIn, &secrets()))
+            .await
+            .unwrap();
         assert!(store.take("s1").await.unwrap().is_none());
     }
 
@@ -183,9 +161,11 @@ mod tests {
     async fn capacity_is_bounded() {
         let raw = memory_store().await;
         let store = PendingStore::new(raw.clone(), Duration::from_secs(600), 100);
+        let secrets = secrets();
         for i in 0..300 {
+            let state = format!("s{i}");
             store
-                .insert(&format!("s{i}"), &entry(Purpose::SignIn))
+                .insert(&entry(&state, &Purpose::SignIn, &secrets))
                 .await
                 .unwrap();
         }

@@ -193,11 +193,7 @@ impl Meters {
 
     /// One failed upstream attempt of `provider` (an index of [`PROVIDERS`]).
     pub(crate) fn upstream_error(&self, provider: usize, kind: UpstreamFailure) {
-        let kind = UpstreamFailure::ALL
-            .iter()
-            .position(|k| *k == kind)
-            .unwrap_or(0);
-        self.upstream_errors[provider.min(PROVIDERS.len() - 1)][kind].increment(1);
+        self.upstream_errors[provider.min(PROVIDERS.len() - 1)][kind as usize].increment(1);
     }
 
     /// One retry of an upstream call of `provider`.
@@ -223,8 +219,7 @@ impl Meters {
 
     /// One lookup of `cache`.
     pub(crate) fn cache_lookup(&self, cache: CacheName, hit: bool) {
-        let i = CacheName::ALL.iter().position(|c| *c == cache).unwrap_or(0);
-        self.cache[i][usize::from(!hit)].increment(1);
+        self.cache[cache as usize][usize::from(!hit)].increment(1);
     }
 
     /// The text format (0.0.4) of every series, with `values` read now.

@@ -106,13 +106,13 @@ pub(crate) fn provider_index(provider: &str) -> usize {
 /// `kind` label names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum UpstreamFailure {
-    Connect,
-    Timeout,
-    Status4xx,
-    Status5xx,
-    RateLimited,
+    Connect = 0,
+    Timeout = 1,
+    Status4xx = 2,
+    Status5xx = 3,
+    RateLimited = 4,
     /// The answer began, then ended with an error.
-    Stream,
+    Stream = 5,
 }
 
 impl UpstreamFailure {
@@ -149,9 +149,9 @@ impl UpstreamFailure {
 /// The caches of `gateway_cache_requests_total`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CacheName {
-    ApiKey,
-    Credentials,
-    Models,
+    ApiKey = 0,
+    Credentials = 1,
+    Models = 2,
 }
 
 impl CacheName {
@@ -213,5 +213,14 @@ mod tests {
         );
         assert_eq!(UpstreamFailure::of_status(503), UpstreamFailure::Status5xx);
         assert_eq!(UpstreamFailure::of_status(404), UpstreamFailure::Status4xx);
+        // The discriminants index the arrays in `ALL`'s order.
+        assert!(UpstreamFailure::ALL
+            .iter()
+            .enumerate()
+            .all(|(i, k)| *k as usize == i));
+        assert!(CacheName::ALL
+            .iter()
+            .enumerate()
+            .all(|(i, c)| *c as usize == i));
     }
 }

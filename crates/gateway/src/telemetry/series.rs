@@ -107,18 +107,14 @@ fn with_series<R>(
             return f(p, s);
         }
         let label = model_label(p, model);
-        if &*label == OTHER_MODEL && model != OTHER_MODEL {
-            // Not kept under the caller's name: a flood of made-up model
-            // names must not grow every thread's map.
-            let s = map
-                .entry(Box::from(OTHER_MODEL))
-                .or_insert_with(|| ModelSeries {
-                    label,
-                    ..ModelSeries::default()
-                });
-            return f(p, s);
-        }
-        let s = map.entry(Box::from(model)).or_insert_with(|| ModelSeries {
+        // Past the bound a model is kept under `other`, not its own name: a
+        // flood of made-up model names must not grow every thread's map.
+        let key = if &*label == OTHER_MODEL {
+            OTHER_MODEL
+        } else {
+            model
+        };
+        let s = map.entry(Box::from(key)).or_insert_with(|| ModelSeries {
             label,
             ..ModelSeries::default()
         });

@@ -298,8 +298,14 @@ impl Drop for Ticket {
     fn drop(&mut self) {
         let chat = self.endpoint.is_chat();
         let elapsed = self.started.elapsed();
+        // The last clone is gone: the data is ours without a lock, and
+        // taken once for the metrics, the trace and the record.
+        let o = std::mem::take(
+            self.observed
+                .get_mut()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        );
         if chat {
-            let o = self.observed();
             self.record_metrics(&o, elapsed.as_secs_f64());
             if let Some(trace) = &self.trace {
                 trace.usage(o.usage.input_tokens, o.usage.output_tokens);
@@ -312,14 +318,13 @@ impl Drop for Ticket {
             return;
         };
         let message = if chat {
-            let o = self.observed();
             let tokens = |n: Option<u32>| i64::from(n.unwrap_or(0));
             Message::Record(
                 UsageRecord {
                     user_id: recording.owner.user_id,
                     key_id: Some(recording.owner.key_id),
                     provider: o.provider.unwrap_or_default().to_owned(),
-                    model: o.model.clone(),
+                    model: o.model,
                     stream: o.stream,
                     // No status at all: the handler's future was dropped
                     // (the client disconnected before the answer began).
@@ -333,7 +338,7 @@ impl Drop for Ticket {
                     // Costed by the writer, off the request's path.
                     cost_usd: None,
                 },
-                o.charge.clone(),
+                o.charge,
             )
         } else {
             Message::Touch(recording.owner.key_id, self.created_at)

@@ -11,6 +11,7 @@ use tokio::sync::mpsc;
 
 use super::encode::{self, Origin};
 use super::span::SpanRecord;
+use crate::config::TraceExport;
 
 /// Spans waiting for the exporter before new ones are dropped
 /// (`OTEL_BSP_MAX_QUEUE_SIZE`'s default).
@@ -19,17 +20,6 @@ const QUEUE_CAPACITY: usize = 2048;
 const MAX_BATCH: usize = 512;
 /// Time allowed for one export request (`OTEL_EXPORTER_OTLP_TIMEOUT`'s default).
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
-
-/// Where and how spans are exported (from the `OTEL_*` variables).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct ExportSettings {
-    /// The full URL spans are posted to (`.../v1/traces`).
-    pub endpoint: String,
-    /// `service.name` of the resource.
-    pub service_name: String,
-    /// Longest wait between a span's end and its export.
-    pub schedule_delay: Duration,
-}
 
 /// The sending side; cheap to clone.
 #[derive(Debug, Clone)]
@@ -40,7 +30,7 @@ pub(crate) struct Exporter {
 
 impl Exporter {
     /// Start the export task on the current runtime.
-    pub(crate) fn start(settings: ExportSettings, http: reqwest::Client) -> Exporter {
+    pub(crate) fn start(settings: TraceExport, http: reqwest::Client) -> Exporter {
         let (tx, rx) = mpsc::channel(QUEUE_CAPACITY);
         let dropped = Arc::new(AtomicU64::new(0));
         #[expect(
@@ -63,7 +53,7 @@ impl Exporter {
 }
 
 async fn run(
-    settings: ExportSettings,
+    settings: TraceExport,
     http: reqwest::Client,
     mut rx: mpsc::Receiver<SpanRecord>,
     dropped: Arc<AtomicU64>,

@@ -26,7 +26,6 @@ pub(crate) mod span;
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-pub(crate) use export::ExportSettings;
 pub(crate) use export::Exporter;
 pub(crate) use span::{AttrValue, ClientSpan, ServerSpan};
 
@@ -45,7 +44,7 @@ pub(crate) fn active() -> bool {
 }
 
 /// Start exporting with `settings` (on the current Tokio runtime).
-pub(crate) fn start(settings: ExportSettings, http: reqwest::Client) -> Exporter {
+pub(crate) fn start(settings: crate::config::TraceExport, http: reqwest::Client) -> Exporter {
     let exporter = Exporter::start(settings, http);
     ACTIVE.store(true, Ordering::Relaxed);
     exporter
