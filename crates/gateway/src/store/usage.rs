@@ -16,10 +16,24 @@ const INSERT_COLUMNS: &str = "INSERT INTO usage_events (user_id, key_id, provide
      stream, status, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
      latency_ms, created_at, cost_usd) ";
 
-/// One usage row (SQLite).
-const INSERT_ONE: &str = "INSERT INTO usage_events (user_id, key_id, provider, model, \
-     stream, status, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
-     latency_ms, created_at, cost_usd) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+/// Rows per SQLite `INSERT` statement, largest first: a batch is written
+/// as statements of these sizes (100 rows: 64 + 16 + 16 + 4), each a cached
+/// prepared statement with anonymous `?` parameters. The per-statement work
+/// (sqlx's round trip to its worker thread, opening the table and index
+/// cursors, resetting and clearing the bindings) is then paid a few times a
+/// batch instead of once a row.
+const SQLITE_ROWS_PER_INSERT: [usize; 4] = [64, 16, 4, 1];
+
+/// The SQLite statement for each size of [`SQLITE_ROWS_PER_INSERT`].
+static SQLITE_INSERTS: std::sync::LazyLock<[(usize, String); 4]> = std::sync::LazyLock::new(|| {
+    SQLITE_ROWS_PER_INSERT.map(|rows| {
+        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        (
+            rows,
+            format!("{INSERT_COLUMNS}VALUES {}", vec![row; rows].join(", ")),
+        )
+    })
+});
 
 /// Rows per `INSERT` statement (13 parameters each, well under both
 /// backends' parameter limits).
@@ -149,37 +163,47 @@ impl<'a> Usage<'a> {
     }
 
     /// Write `records` in one transaction. PostgreSQL: [`ROWS_PER_INSERT`]
-    /// rows per statement (one round trip each). SQLite: one cached
-    /// prepared statement per row, with anonymous `?` parameters. Measured
-    /// in callgrind: a `VALUES` list of whatever length a batch has is a new
-    /// statement each time, which SQLite parsed anew at each flush (about
-    /// 40,000 instructions a request); a fixed 32-row statement cost 12,000
-    /// more than one row per statement (sqlx looks every bound parameter up
-    /// by name, linear in the statement's parameter count, and the long
-    /// statement was prepared again at most flushes).
+    /// rows per statement (one round trip each). SQLite: statements of the
+    /// fixed sizes of [`SQLITE_ROWS_PER_INSERT`], largest first. Measured in
+    /// callgrind (`docs/benchmarks.md`, "Full mode against proxy mode"): a
+    /// `VALUES` list of whatever length a batch has is a new statement each
+    /// time, which SQLite parsed anew at each flush (about 40,000
+    /// instructions a request), and named `$N` parameters made sqlx look each
+    /// one up by name, linear in the statement's parameter count; fixed sizes
+    /// with anonymous parameters avoid both.
     pub async fn insert_batch(&self, records: &[UsageRecord]) -> Result<(), StoreError> {
         if records.is_empty() {
             return Ok(());
         }
         match self.store.pool() {
             Pool::Sqlite(p) => write_tx!(p, tx => {
-                for r in records {
-                    sqlx::query(INSERT_ONE)
-                        .bind(r.user_id)
-                        .bind(r.key_id)
-                        .bind(r.provider.as_str())
-                        .bind(r.model.as_str())
-                        .bind(r.stream)
-                        .bind(i32::from(r.status))
-                        .bind(r.input_tokens)
-                        .bind(r.output_tokens)
-                        .bind(r.cache_read_tokens)
-                        .bind(r.cache_write_tokens)
-                        .bind(r.latency_ms)
-                        .bind(r.created_at)
-                        .bind(r.cost_usd)
-                        .execute(&mut *tx)
-                        .await?;
+                let mut rest = records;
+                while !rest.is_empty() {
+                    // The last size is 1, so a size always fits.
+                    let (rows, sql) = SQLITE_INSERTS
+                        .iter()
+                        .find(|(rows, _)| *rows <= rest.len())
+                        .expect("the smallest statement has one row");
+                    let (chunk, tail) = rest.split_at(*rows);
+                    let mut q = sqlx::query(sql.as_str());
+                    for r in chunk {
+                        q = q
+                            .bind(r.user_id)
+                            .bind(r.key_id)
+                            .bind(r.provider.as_str())
+                            .bind(r.model.as_str())
+                            .bind(r.stream)
+                            .bind(i32::from(r.status))
+                            .bind(r.input_tokens)
+                            .bind(r.output_tokens)
+                            .bind(r.cache_read_tokens)
+                            .bind(r.cache_write_tokens)
+                            .bind(r.latency_ms)
+                            .bind(r.created_at)
+                            .bind(r.cost_usd);
+                    }
+                    q.execute(&mut *tx).await?;
+                    rest = tail;
                 }
                 Ok(())
             }),
@@ -411,7 +435,8 @@ mod tests {
     async fn a_flush_of_any_size_stores_every_row_as_given() {
         let store = crate::store::testing::memory_store().await;
         let user = crate::store::testing::user(&store, "u@example.com").await;
-        let n: usize = 70;
+        // 89 = 64 + 16 + 4 + 4 + 1: every SQLite statement size, one twice.
+        let n: usize = 89;
         let rows: Vec<UsageRecord> = (0..n)
             .map(|i| UsageRecord {
                 user_id: user,
