@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """Seed corpora and dictionaries for the fuzz targets, generated from the
-conformance fixtures (crates/translate/tests/conformance/fixtures).
+conformance fixtures (crates/translate/tests/conformance/fixtures), the
+rule expressions of the `rules` crate's tests, the configuration table of
+docs/configuration.md and the gateway's cookie names.
 
 Usage: seeds.py OUT_DIR  -> OUT_DIR/<target>/<seed> and OUT_DIR/<target>.dict
 
@@ -10,12 +12,15 @@ fuzz/src/lib.rs); every fixture is written with a few chunking bytes.
 
 import json
 import pathlib
+import re
 import struct
 import sys
 import zlib
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "crates/translate/tests/conformance/fixtures"
+RULE_TESTS = ROOT / "crates/rules/src/expression_tests.rs"
+CONFIG_DOC = ROOT / "docs/configuration.md"
 CHUNKINGS = [0, 7, 64, 255]
 
 
@@ -116,8 +121,82 @@ def main(out):
     for target, words in dicts.items():
         write_dict(out / f"{target}.dict", words)
 
+    rule_seeds(seed, out)
+    config_seeds(seed)
+    cookie_seeds(seed)
+
     for target, n in sorted(corpora.items()):
         print(f"{target}: {n} seeds")
+
+
+def rust_strings(text):
+    """The string literals of Rust source: "..." and r#"..."#."""
+    for m in re.finditer(r'r#"(.*?)"#|"((?:[^"\\\n]|\\.)*)"', text):
+        if m.group(1) is not None:
+            yield m.group(1)
+        else:
+            yield m.group(2).encode().decode("unicode_escape", errors="ignore")
+
+
+# Facts header of cel_rules (fuzz_targets/cel_rules.rs): flags, then numbers.
+FACTS = [bytes(16), bytes([0x1F]) + bytes(15), bytes([0x85, 0, 0, 0, 3, 0, 0, 0, 0xB0, 4]) + bytes(6)]
+
+
+def rule_seeds(seed, out):
+    """cel_rules: every string literal of the rules' tests that mentions
+    `request` (the expressions they compile), after a few fact headers; the
+    CEL pieces of the tests as the dictionary."""
+    text = RULE_TESTS.read_text(encoding="utf-8")
+    expressions = sorted({s for s in rust_strings(text) if "request" in s})
+    for i, expr in enumerate(expressions):
+        for j, facts in enumerate(FACTS):
+            seed("cel_rules", f"test_{i}_{j}", facts + expr.encode())
+    pieces = text[text.find("const PIECES"):]
+    pieces = pieces[: pieces.find("];")]
+    words = set(rust_strings(pieces))
+    words |= {"request." + v for v in (
+        "model", "api_format", "message_count", "has_tools", "is_streaming", "content_length")}
+    lines = ['"' + "".join(dict_char(c) for c in w) + '"' for w in sorted(words) if w]
+    (out / "cel_rules.dict").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def dict_char(c):
+    """One character of a libFuzzer dictionary entry, escaped unless plain."""
+    if c.isascii() and (c.isalnum() or c in "._ -+*/%<>=!&|()[]{}:,?'"):
+        return c
+    return "".join(f"\\x{b:02x}" for b in c.encode())
+
+
+def config_seeds(seed):
+    """config_values: each default of docs/configuration.md's table under
+    each value type, and the rendering choices with a few values."""
+    defaults = set()
+    for line in CONFIG_DOC.read_text(encoding="utf-8").splitlines():
+        if line.startswith("|"):
+            for cell in re.findall(r"`([^`|]{1,24})`", line):
+                if "=" not in cell:
+                    defaults.add(cell)
+    extra = ["30", "30s", "5m", "1h30m", "500ms", "1d", "10MiB", "512KiB", "1GB", "true", "0",
+             "off", "errors", "ALL", " 15s ", "65535", "4294967295", "18446744073709551615ms"]
+    for i, text in enumerate(sorted(defaults | set(extra))):
+        for choice in range(7):
+            seed("config_values", f"v{i}_{choice}", bytes([choice]) + text.encode())
+    for i, n in enumerate([0, 1, 999, 1000, 60_000, 3_600_000, 1 << 20, 1 << 30, 2**64 - 1]):
+        for choice in (7, 8):
+            seed("config_values", f"n{i}_{choice}", bytes([choice]) + n.to_bytes(8, "little"))
+
+
+def cookie_seeds(seed):
+    """ui_cookies: `name \\0 value \\0 header` as browsers send them."""
+    headers = [
+        "gw_session=0b6f3c1e-8f0a-4d3e-9c55-2f4f5b0b8a11; csrf_token=Zm9vYmFy",
+        'a=1; gw_session="quoted"; flag; b = 2',
+        "csrf_token=; gw_sso_flow=abc-DEF_123",
+        "",
+    ]
+    for i, header in enumerate(headers):
+        for name, value in [("gw_session", "sid"), ("csrf_token", "tok"), ("x", "")]:
+            seed("ui_cookies", f"h{i}_{name}", f"{name}\0{value}\0{header}".encode())
 
 
 if __name__ == "__main__":

@@ -6,10 +6,18 @@
 //! the same cost, so the answer time does not tell whether an account exists.
 //!
 //! Rules for a new password: 12 to 128 characters, not only whitespace, and
-//! not the account's email address. Length matters more than composition
-//! rules (NIST SP 800-63B), so there are none of the latter.
+//! not the account's email address, not a commonly used or breached
+//! password. Length matters more than composition rules (NIST SP 800-63B),
+//! so there are none of the latter.
+//!
+//! The breached-password check is offline: `data/common-passwords.txt` is
+//! compiled into the binary. It holds the entries of zxcvbn's list of the
+//! most common passwords (MIT, `data/LICENSE-zxcvbn.txt`) that the length
+//! rule alone would let through (12 to 128 characters), lowercased, sorted
+//! and unique; shorter ones are refused by length already. The check is
+//! case-insensitive and ignores surrounding whitespace.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use argon2::password_hash::{PasswordHash, PasswordHasher as _, PasswordVerifier as _, SaltString};
 use argon2::{Algorithm, Argon2, Params, Version};
@@ -133,7 +141,23 @@ pub fn check_rules(password: &str, email: &str) -> Result<(), String> {
     if password.trim().eq_ignore_ascii_case(email.trim()) {
         return Err("password must not be the email address".into());
     }
+    if is_common(password) {
+        return Err("password is on a list of common or breached passwords; choose another".into());
+    }
     Ok(())
+}
+
+/// The common-password list, sorted (checked by a test), one entry a line.
+static COMMON: LazyLock<Vec<&'static str>> = LazyLock::new(|| {
+    include_str!("../../data/common-passwords.txt")
+        .lines()
+        .collect()
+});
+
+/// Whether `password` (trimmed, any case) is on the common-password list.
+pub fn is_common(password: &str) -> bool {
+    let wanted = password.trim().to_lowercase();
+    COMMON.binary_search(&wanted.as_str()).is_ok()
 }
 
 #[cfg(test)]
@@ -195,5 +219,37 @@ mod tests {
             check_rules("short", "a@b.c").unwrap_err(),
             "password must have at least 12 characters"
         );
+    }
+
+    #[test]
+    fn common_passwords_are_refused_in_any_case() {
+        for listed in [
+            "123456qwerty",
+            "1qaz2wsx3edc",
+            "QAZWSXEDCRFV",
+            " LeaveMeAlone ",
+        ] {
+            assert!(is_common(listed), "{listed}");
+            assert_eq!(
+                check_rules(listed, "a@b.c").unwrap_err(),
+                "password is on a list of common or breached passwords; choose another"
+            );
+        }
+        assert!(!is_common("correct horse battery staple"));
+        assert!(check_rules("correct horse battery staple", "a@b.c").is_ok());
+    }
+
+    #[test]
+    fn the_list_is_sorted_unique_lowercase_and_passes_the_length_rule() {
+        let list = include_str!("../../data/common-passwords.txt");
+        let entries: Vec<&str> = list.lines().collect();
+        assert!(entries.len() > 250, "{}", entries.len());
+        assert!(entries.windows(2).all(|w| w[0] < w[1]), "sorted and unique");
+        for e in &entries {
+            assert_eq!(*e, e.to_lowercase().trim());
+            assert!((MIN_LEN..=MAX_LEN).contains(&e.chars().count()), "{e}");
+        }
+        // every entry is found (binary search over the same order)
+        assert!(entries.iter().all(|e| is_common(e)));
     }
 }

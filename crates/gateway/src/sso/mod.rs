@@ -28,6 +28,8 @@ pub(crate) mod verify;
 use std::sync::Arc;
 use std::time::Duration;
 
+use subtle::ConstantTimeEq as _;
+
 pub(crate) use pending::Purpose;
 pub(crate) use settings::SsoSettings;
 pub(crate) use verify::{TokenProblem, VerifiedIdentity};
@@ -257,7 +259,14 @@ impl Sso {
         let bound = callback
             .binding
             .as_deref()
-            .is_some_and(|b| pkce::digest_hex(b) == pending.binding_digest);
+            // Constant time, as every comparison with a secret's digest.
+            .is_some_and(|b| {
+                bool::from(
+                    pkce::digest_hex(b)
+                        .as_bytes()
+                        .ct_eq(pending.binding_digest.as_bytes()),
+                )
+            });
         if !bound {
             return Err(SsoError::StateInvalid);
         }

@@ -74,10 +74,7 @@ pub(crate) fn read_cookie<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a 
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim().trim_matches('"'))
+        .find_map(|v| wire::cookie::find(v, name))
 }
 
 #[cfg(test)]

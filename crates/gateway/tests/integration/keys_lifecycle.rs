@@ -237,6 +237,27 @@ async fn missing_invalid_and_deleted_users(db: TestDb) {
     let carol = d.user(&admin, "carol@example.com").await;
     let key = new_key(&carol).await;
     assert_eq!(models_status(&d, &key).await, 200);
+    // ASVS 13.1.3: a key is read from the headers only, never from the URL.
+    for param in ["api_key", "key"] {
+        for (path, body) in [
+            ("/v1/chat/completions", chat_body("hello", false)),
+            ("/v1/messages", messages_body("hello", false)),
+        ] {
+            let resp = client()
+                .post(d.env.url(&format!("{path}?{param}={key}")))
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 401, "{path}?{param}=");
+        }
+        let resp = client()
+            .get(d.env.url(&format!("/v1/models?{param}={key}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 401, "/v1/models?{param}=");
+    }
     let carol_id = crate::keys_support::user_id(&carol).await;
     let resp = admin.delete(&format!("/_ui/api/users/{carol_id}")).await;
     assert_eq!(resp.status(), 200);

@@ -96,6 +96,24 @@ async fn setup_code_is_checked_and_used_once(db: TestDb) {
         )
         .await;
     assert_eq!(error_type(resp).await, (400, "validation_error".to_owned()));
+    // Long enough, but on the common-password list (any case): refused.
+    let resp = env
+        .ui()
+        .post(
+            "/_ui/api/setup",
+            json!({"setup_code": code, "email": "a@example.com", "password": "1QAZ2wsx3EDC"}),
+        )
+        .await;
+    assert_eq!(resp.status(), 400);
+    let refusal: Value = resp.json().await.unwrap();
+    assert_eq!(refusal["error"]["type"], "validation_error");
+    assert!(
+        refusal["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("common or breached passwords"),
+        "{refusal}"
+    );
 
     let (a, b) = (env.ui(), env.ui());
     let (ra, rb) = tokio::join!(

@@ -248,6 +248,14 @@ async fn admin_reset_forces_a_password_change(db: TestDb) {
         )
         .await;
     assert_eq!(resp.status(), 400);
+    // A password on the common-password list is refused like a short one.
+    let resp = ui
+        .post(
+            "/_ui/api/auth/password/change",
+            change("temporary password 1", "QazWsxEdcRfv"),
+        )
+        .await;
+    assert_eq!(resp.status(), 400);
     let resp = ui
         .post(
             "/_ui/api/auth/password/change",

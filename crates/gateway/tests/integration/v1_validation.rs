@@ -305,6 +305,37 @@ async fn malformed_json_wrong_content_type_and_unknown_model() {
     assert!(env.chat_requests().is_empty());
 }
 
+/// ASVS 13.1.3: a key sent only in the query string is not read (401),
+/// on both chat paths and `/v1/models`.
+#[tokio::test]
+async fn keys_in_the_url_are_refused() {
+    let env = ProxyEnv::start(&[]).await;
+    let http = client();
+    for param in ["api_key", "key"] {
+        for (path, body) in [
+            ("/v1/chat/completions", chat_body("hi", false)),
+            ("/v1/messages", messages_body("hi", false)),
+        ] {
+            let resp = http
+                .post(env.url(&format!("{path}?{param}={API_KEY}")))
+                .json(&body)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(resp.status(), 401, "{path}?{param}=");
+            let v: Value = resp.json().await.unwrap();
+            assert_eq!(v["error"]["type"], "auth_error");
+        }
+        let resp = http
+            .get(env.url(&format!("/v1/models?{param}={API_KEY}")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(resp.status(), 401, "/v1/models?{param}=");
+    }
+    assert!(env.chat_requests().is_empty());
+}
+
 #[tokio::test]
 async fn keys_are_checked_in_both_headers() {
     let env = ProxyEnv::start(&[]).await;

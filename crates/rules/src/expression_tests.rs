@@ -86,6 +86,20 @@ fn syntax_errors_carry_their_position() {
     assert_eq!(e.line, 2, "{e}");
 }
 
+/// Found by the `cel_rules` fuzz target: an expression that ends too early
+/// was refused at a column past its end (18 for 16 characters). The end of
+/// input is one column past the last character.
+#[test]
+fn an_early_end_is_refused_just_past_the_text() {
+    let e = refused("request.model ==");
+    assert_eq!((e.line, e.column), (1, 17), "{e}");
+    let e = refused("request.has_tools &&\n  (request.model == ");
+    assert_eq!(e.line, 2, "{e}");
+    assert_eq!(e.column, 21, "{e}");
+    let e = refused("(");
+    assert_eq!((e.line, e.column), (1, 2), "{e}");
+}
+
 #[test]
 fn unknown_names_and_fields_are_refused_where_they_stand() {
     let e = refused("request.has_tools && user.admin");
