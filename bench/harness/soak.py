@@ -501,7 +501,8 @@ def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
             if len(samples) % max(1, int(60 / every)) == 0 or left <= 0:
                 log(f"{s['t'] / 60:5.1f} min: {s['requests']:,} requests, RSS "
                     f"{s['rss_kb'] / 1024:.1f} MB, {s['fds']} fds, {s['threads']} threads, "
-                    f"{s['db_conns']} db connections")
+                    f"{s['db_conns']} db connections, {sum(tally.wrong.values())} answered "
+                    f"wrongly")
             if left <= 0:
                 break
             time.sleep(min(every, left))

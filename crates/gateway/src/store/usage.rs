@@ -149,7 +149,8 @@ impl<'a> Usage<'a> {
     }
 
     /// Write `records` in one transaction. PostgreSQL: [`ROWS_PER_INSERT`]
-    /// rows per statement (one round trip each). SQLite: one cached
+    /// rows per statement (one round trip each), not cached as prepared
+    /// statements. SQLite: one cached
     /// prepared statement per row, with anonymous `?` parameters. Measured
     /// in callgrind: a `VALUES` list of whatever length a batch has is a new
     /// statement each time, which SQLite parsed anew at each flush (about
@@ -201,7 +202,12 @@ impl<'a> Usage<'a> {
                             .push_bind(r.created_at)
                             .push_bind(r.cost_usd);
                     });
-                    q.build().execute(&mut *tx).await?;
+                    // Not kept as a prepared statement: each batch length
+                    // is another text, and sqlx's per-connection cache would
+                    // keep up to 100 of them with a type entry per parameter
+                    // (a 200-row batch: 2,600), megabytes a connection that
+                    // only grow with traffic (docs/reliability.md, "Soak").
+                    q.build().persistent(false).execute(&mut *tx).await?;
                 }
                 Ok(())
             }),
