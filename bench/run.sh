@@ -6,12 +6,16 @@
 #   bench/run.sh            full run: 10 s per measurement, concurrency 1/16/64,
 #                           proxy mode, the primary scenarios again in full
 #                           mode (API keys, usage in SQLite), LiteLLM, 1,000
-#                           open streams (about 12 minutes)
+#                           open streams, 5,000 idle kept-alive connections
+#                           (about 13 minutes)
 #   bench/run.sh --quick    the same with 3 s per measurement
 #   bench/run.sh --smoke    2 s per measurement, concurrency 1/16, one full-mode
-#                           scenario, 50 open streams, no LiteLLM, debug
-#                           binaries: proves the harness works (scripts/test
-#                           runs it); its figures mean nothing
+#                           scenario, 50 open streams, 100 idle connections,
+#                           no LiteLLM, debug binaries: proves the harness
+#                           works (scripts/test runs it); its figures mean
+#                           nothing
+#   bench/run.sh --only open-streams      the 1,000 open streams alone
+#   bench/run.sh --only idle-connections  the 5,000 idle connections alone
 #
 # Options: --seconds N (per measurement), --only TEXT (scenarios whose name
 # contains TEXT), --no-litellm, --no-build (use the binaries already built).
@@ -40,7 +44,7 @@ while [ $# -gt 0 ]; do
     --only) extra+=(--only "$2"); shift ;;
     --no-litellm) use_litellm=0 ;;
     --no-build) build=0 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/run.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift
@@ -109,7 +113,8 @@ for b in gateway upstream-sim; do
   [ -x "$bin_dir/$b" ] || { say "missing $bin_dir/$b (run without --no-build)"; exit 1; }
 done
 
-# 1,000 open streams need about 3,000 descriptors across the processes.
+# 1,000 open streams need about 3,000 descriptors across the processes, and
+# 5,000 idle connections 10,000 (both ends are on this machine).
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)" 2>/dev/null || true
 
 exec env PYTHONPATH="$PWD/bench" PYTHONDONTWRITEBYTECODE=1 python3 -m harness \

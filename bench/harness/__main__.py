@@ -29,14 +29,16 @@ SEED = {"client_id": "bench-client", "client_secret": "bench-client-secret",
         "refresh_token": "bench-refresh-token"}
 
 MODES = {
-    # seconds per run, concurrencies, warm-up seconds, TTFB samples, open streams
-    # and which scenarios also run through a full-mode gateway (None: all it serves)
-    "full": dict(seconds=10, conc=[1, 16, 64], warmup=2, ttfb=200, streams=1000,
-                 full_mode=None),
-    "quick": dict(seconds=3, conc=[1, 16, 64], warmup=1, ttfb=50, streams=1000,
-                  full_mode=None),
-    "smoke": dict(seconds=2, conc=[1, 16], warmup=0, ttfb=10, streams=50,
-                  full_mode=["primary-openai-json", "custom-openai-json"]),
+    # seconds per run, concurrencies, warm-up seconds, TTFB samples, open streams,
+    # idle kept-alive connections held and for how long (past the default
+    # 30 s header_read_timeout in full runs), and which scenarios also run
+    # through a full-mode gateway (None: all it serves)
+    "full": dict(seconds=10, conc=[1, 16, 64], warmup=2, ttfb=200, streams=1000, idle=5000,
+                 idle_hold=35, full_mode=None),
+    "quick": dict(seconds=3, conc=[1, 16, 64], warmup=1, ttfb=50, streams=1000, idle=5000,
+                  idle_hold=35, full_mode=None),
+    "smoke": dict(seconds=2, conc=[1, 16], warmup=0, ttfb=10, streams=50, idle=100,
+                  idle_hold=1, full_mode=["primary-openai-json", "custom-openai-json"]),
 }
 
 # The API key of the full-mode gateway, once it has issued one.
@@ -264,6 +266,14 @@ class Run:
             first.setdefault("ttfb", {})[who] = loadgen.ttfb(t, n)
 
 
+def per_kb(kb):
+    return "-" if kb is None else f"{kb:.1f} KB"
+
+
+def ms(v):
+    return "-" if v is None else f"{v:.1f} ms"
+
+
 def main():
     ap = argparse.ArgumentParser(prog="harness")
     ap.add_argument("--mode", choices=sorted(MODES), default="full")
@@ -376,20 +386,48 @@ def execute(run, args, mode, results, started):
     results["rss"]["peak_kb"] = gw.hwm_kb()
 
     n_streams = mode["streams"]
+    # While streams or idle connections are held, one ordinary request must
+    # still be served (its time is reported).
+    probe = loadgen.Target(gw_base + "/v1/chat/completions",
+                           scenarios.openai_body(scenarios.PRIMARY_MODEL_OPENAI, scenarios.TEXT,
+                                                 False), headers("gateway_openai"))
     if not args.only or args.only in "open-streams":
         kind, path, body = scenarios.open_streams_body()
         t = loadgen.Target(gw_base + path, body, headers(kind))
         log(f"opening {n_streams} slow streams through the gateway")
-        st = loadgen.open_streams(t, n_streams, gw)
+        st = loadgen.open_streams(t, n_streams, gw, probe=probe)
         results["streams"] = st
         results["rss"]["peak_streams_kb"] = gw.hwm_kb()
         log(f"{st['opened']} of {n_streams} streams open in {st['open_secs']:.1f} s; gateway RSS "
-            f"{st['rss_streams_kb'] / 1024:.1f} MB")
+            f"{st['rss_before_kb'] / 1024:.1f} -> {st['rss_streams_kb'] / 1024:.1f} MB "
+            f"({per_kb(st['kb_per_stream'])} per stream); a request meanwhile: "
+            f"{st['probe_status']} in {ms(st['probe_ms'])}")
         if st["opened"] < n_streams:
             run.failures.append(f"open streams: only {st['opened']} of {n_streams} started "
                                 f"({st['failure_sample']})")
+        if st["probe_status"] != 200:
+            run.failures.append(f"open streams: a request meanwhile got {st['probe_status']}")
         # Let the cancelled streams wind down before anything else is measured.
         time.sleep(2.0)
+    n_idle = mode["idle"]
+    if not args.only or args.only in "idle-connections":
+        log(f"holding {n_idle} idle kept-alive connections to the gateway")
+        ic = loadgen.idle_connections("127.0.0.1", int(gw_base.rsplit(":", 1)[1]), n_idle, gw,
+                                      probe, hold=mode["idle_hold"])
+        results["idle_connections"] = ic
+        log(f"{ic['opened']} of {n_idle} idle connections held (opened in "
+            f"{ic['open_secs']:.1f} s; {ic['still_open']} still open after "
+            f"{ic['still_open_after_s']:g} s); gateway RSS {ic['rss_before_kb'] / 1024:.1f} -> "
+            f"{ic['rss_held_kb'] / 1024:.1f} MB ({per_kb(ic['kb_per_connection'])} per "
+            f"connection), descriptors {ic['fds_before']} -> {ic['fds_held']}; a request "
+            f"meanwhile: {ic['probe_status']} in {ms(ic['probe_ms'])}")
+        if ic["opened"] < n_idle:
+            run.failures.append(f"idle connections: only {ic['opened']} of {n_idle} held "
+                                f"({ic['failure_sample']})")
+        if ic["probe_status"] != 200:
+            run.failures.append(f"idle connections: a request meanwhile got "
+                                f"{ic['probe_status']}")
+        time.sleep(1.0)
     gw.stop()
     started.remove(gw)
 

@@ -86,12 +86,22 @@ class UiClient:
 
 
 def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None, redis_url=None,
-          key_rules=None, guarded=False):
+          key_rules=None, guarded=False, extra_env=None):
     """Start a full-mode gateway and make it ready: (Proc, base URL, API key).
     `custom`: (base URL, key) of an OpenAI-compatible server to connect;
     `redis_url`: the gateway's REDIS_URL (limits counted there); `key_rules`:
     more fields of the API key (a budget, rate limits); `guarded`:
-    guardrails on, with a profile and a rule that matches no request."""
+    guardrails on, with a profile and a rule that matches no request;
+    `extra_env`: more of the gateway's environment (a `DATABASE_URL`)."""
+    gw, base, key, _ui = start_signed_in(bin_path, cores, rundir, sim_base, oidc_base, custom,
+                                         redis_url, key_rules, guarded, extra_env)
+    return gw, base, key
+
+
+def start_signed_in(bin_path, cores, rundir, sim_base, oidc_base, custom=None, redis_url=None,
+                    key_rules=None, guarded=False, extra_env=None):
+    """As `start`, and the admin's signed-in UiClient as a fourth value (a
+    second sign-in within the same TOTP step would be refused)."""
     data = os.path.join(rundir, "gateway-full-data")
     os.makedirs(data, exist_ok=True)
     port = procs.free_port()
@@ -117,6 +127,7 @@ def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None, redis_url=N
     if guarded:
         env["GUARDRAILS_ENABLED"] = "true"
         env["GUARDRAIL_ENDPOINT"] = sim_base + "/guardrail-service"
+    env.update(extra_env or {})
     cmd = cores.wrap([bin_path], cores.relay)
     gw = procs.Proc("gateway (full mode)", cmd, os.path.join(rundir, "gateway-full.log"),
                     env=env, cwd=rundir)
@@ -132,7 +143,7 @@ def start(bin_path, cores, rundir, sim_base, oidc_base, custom=None, redis_url=N
     except (SetupError, RuntimeError, OSError):
         gw.stop()
         raise
-    return gw, base, key
+    return gw, base, key, ui
 
 
 def prepare(ui, key_rules=None):

@@ -137,14 +137,27 @@ def ttfb(target, n):
             "ttfb_n": n}
 
 
-def open_streams(target, n, watch, connect_parallel=100, settle=1.0, open_timeout=60.0):
+def open_streams(target, n, watch, connect_parallel=100, settle=1.0, open_timeout=60.0,
+                 probe=None):
     """Open `n` streaming requests at once and hold them: how many started
     (status 200 and a first body byte), and the watched process's RSS while
-    all are open (highest of several readings)."""
-    return asyncio.run(_open_streams(target, n, watch, connect_parallel, settle, open_timeout))
+    all are open (highest of several readings). `probe` (a Target): one
+    request sent while they are held, its status and time in the result."""
+    return asyncio.run(_open_streams(target, n, watch, connect_parallel, settle, open_timeout,
+                                     probe))
 
 
-async def _open_streams(target, n, watch, connect_parallel, settle, open_timeout):
+def timed_fetch(target):
+    """One request on a fresh connection: {probe_status, probe_ms}."""
+    t0 = time.perf_counter()
+    try:
+        status, _, _ = fetch(target)
+    except OSError as e:
+        return {"probe_status": type(e).__name__, "probe_ms": None}
+    return {"probe_status": status, "probe_ms": (time.perf_counter() - t0) * 1000}
+
+
+async def _open_streams(target, n, watch, connect_parallel, settle, open_timeout, probe):
     head = [f"POST {target.path} HTTP/1.1", f"Host: {target.host}:{target.port}",
             f"Content-Length: {len(target.body)}"]
     head += [f"{k}: {v}" for k, v in target.headers.items()]
@@ -191,6 +204,7 @@ async def _open_streams(target, n, watch, connect_parallel, settle, open_timeout
         finally:
             settled()
 
+    rss_before = watch.rss_kb()
     t0 = time.monotonic()
     tasks = [asyncio.create_task(one()) for _ in range(n)]
     try:
@@ -203,6 +217,7 @@ async def _open_streams(target, n, watch, connect_parallel, settle, open_timeout
     for _ in range(readings):
         rss = max(rss, watch.rss_kb())
         await asyncio.sleep(0.1)
+    probed = await asyncio.to_thread(timed_fetch, probe) if probe is not None else {}
     for t in tasks:
         t.cancel()
     for d in drains:
@@ -212,4 +227,74 @@ async def _open_streams(target, n, watch, connect_parallel, settle, open_timeout
     await asyncio.gather(*tasks, *drains, return_exceptions=True)
     return {"streams": n, "opened": opened, "failed": len(failures),
             "failure_sample": failures[:3], "open_secs": open_secs,
-            "rss_streams_kb": rss}
+            "rss_before_kb": rss_before, "rss_streams_kb": rss,
+            "kb_per_stream": (rss - rss_before) / opened if opened else None, **probed}
+
+
+def idle_connections(host, port, n, watch, probe, hold=5.0, connect_parallel=200):
+    """Open `n` connections, send one small request on each (`GET /health`),
+    read its answer and keep the connection open and idle: the watched
+    process's RSS before and with all of them held, how many were still
+    open after `hold` seconds, its open descriptors, and `probe` (a Target)
+    sent meanwhile on a fresh connection."""
+    return asyncio.run(_idle_connections(host, port, n, watch, probe, hold, connect_parallel))
+
+
+async def _idle_connections(host, port, n, watch, probe, hold, connect_parallel):
+    request = f"GET /health HTTP/1.1\r\nHost: {host}:{port}\r\n\r\n".encode()
+    gate = asyncio.Semaphore(connect_parallel)
+    held, failures = [], []
+
+    async def one():
+        try:
+            async with gate:
+                reader, writer = await asyncio.open_connection(host, port)
+                writer.write(request)
+                await writer.drain()
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = 0
+                for line in head.split(b"\r\n"):
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":", 1)[1])
+                await reader.readexactly(length)
+                if not head.startswith(b"HTTP/1.1 200"):
+                    failures.append(head.split(b"\r\n", 1)[0].decode("latin-1"))
+                    writer.close()
+                    return
+                held.append((reader, writer))
+        except (OSError, ValueError, asyncio.IncompleteReadError,
+                asyncio.LimitOverrunError) as e:
+            failures.append(type(e).__name__)
+
+    await asyncio.sleep(0.5)
+    rss_before = watch.rss_kb()
+    fds_before = len(os.listdir(f"/proc/{watch.pid}/fd"))
+    t0 = time.monotonic()
+    await asyncio.gather(*(one() for _ in range(n)))
+    open_secs = time.monotonic() - t0
+    await asyncio.sleep(1.0)
+    rss_held = max(watch.rss_kb() for _ in range(3))
+    fds_held = len(os.listdir(f"/proc/{watch.pid}/fd"))
+    probed = await asyncio.to_thread(timed_fetch, probe)
+    await asyncio.sleep(hold)
+    # A connection the server closed reads end-of-file at once.
+    still = 0
+    for reader, _ in held:
+        try:
+            data = await asyncio.wait_for(reader.read(1), 0.001)
+            if data:
+                still += 1
+        except asyncio.TimeoutError:
+            still += 1
+        except OSError:
+            pass
+    for _, writer in held:
+        writer.close()
+    opened = len(held)
+    per_conn = (rss_held - rss_before) / opened if opened else None
+    return {"idle": n, "opened": opened, "failed": len(failures),
+            "failure_sample": failures[:3], "open_secs": open_secs,
+            "still_open_after_s": hold, "still_open": still,
+            "rss_before_kb": rss_before, "rss_held_kb": rss_held,
+            "kb_per_connection": per_conn, "fds_before": fds_before, "fds_held": fds_held,
+            **probed}

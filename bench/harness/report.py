@@ -201,7 +201,25 @@ def render(results):
             f"Open streams: {streams['opened']} of {streams['streams']} started in "
             f"{streams['open_secs']:.1f} s ({streams['failed']} failed"
             + (f": {', '.join(streams['failure_sample'])}" if streams["failure_sample"] else "")
-            + f"); gateway RSS while open {fmt_mb(streams['rss_streams_kb'])} MB.")
+            + f"); gateway RSS while open {fmt_mb(streams['rss_streams_kb'])} MB"
+            + (f" ({streams['kb_per_stream']:.1f} KB per stream over the "
+               f"{fmt_mb(streams['rss_before_kb'])} MB before)"
+               if streams.get("kb_per_stream") is not None else "")
+            + (f"; a request meanwhile: {streams['probe_status']} in "
+               f"{streams['probe_ms']:.1f} ms" if streams.get("probe_ms") is not None else "")
+            + ".")
+    idle = results.get("idle_connections")
+    if idle:
+        parts.append(
+            f"Idle kept-alive connections: {idle['opened']} of {idle['idle']} held "
+            f"({idle['failed']} failed; {idle['still_open']} still open after "
+            f"{idle['still_open_after_s']:g} s); gateway RSS {fmt_mb(idle['rss_before_kb'])} -> "
+            f"{fmt_mb(idle['rss_held_kb'])} MB"
+            + (f" ({idle['kb_per_connection']:.1f} KB per connection)"
+               if idle.get("kb_per_connection") is not None else "")
+            + f", descriptors {idle['fds_before']} -> {idle['fds_held']}"
+            + (f"; a request meanwhile: {idle['probe_status']} in {idle['probe_ms']:.1f} ms"
+               if idle.get("probe_ms") is not None else "") + ".")
     if results.get("rss_full"):
         rf = results["rss_full"]
         parts.append(f"Full-mode gateway RSS: idle {fmt_mb(rf.get('idle_kb'))} MB, peak "

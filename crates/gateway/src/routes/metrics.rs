@@ -36,6 +36,9 @@ pub(crate) async fn scrape(
         usage_queue_depth: app.usage_sink().queued() as u64,
         usage_dropped: app.usage_sink().dropped(),
         guardrail_fail_opens: app.guardrails().counters().fail_opens,
+        runtime_tasks: tokio::runtime::Handle::current()
+            .metrics()
+            .num_alive_tasks() as u64,
     };
     let body = telemetry::meters().render(values);
     Ok((

@@ -163,7 +163,10 @@ impl<'a> Usage<'a> {
     }
 
     /// Write `records` in one transaction. PostgreSQL: [`ROWS_PER_INSERT`]
-    /// rows per statement (one round trip each). SQLite: statements of the
+    /// rows per statement (one round trip each), sent unprepared: every batch
+    /// length is its own SQL text, and caching each would grow sqlx's
+    /// per-connection statement caches (`docs/reliability.md`, "Soak").
+    /// SQLite: statements of the
     /// fixed sizes of [`SQLITE_ROWS_PER_INSERT`], largest first. Measured in
     /// callgrind (`docs/benchmarks.md`, "Full mode against proxy mode"): a
     /// `VALUES` list of whatever length a batch has is a new statement each
@@ -225,7 +228,12 @@ impl<'a> Usage<'a> {
                             .push_bind(r.created_at)
                             .push_bind(r.cost_usd);
                     });
-                    q.build().execute(&mut *tx).await?;
+                    // Not kept as a prepared statement: each batch length
+                    // is another text, and sqlx's per-connection cache would
+                    // keep up to 100 of them with a type entry per parameter
+                    // (a 200-row batch: 2,600), megabytes a connection that
+                    // only grow with traffic (docs/reliability.md, "Soak").
+                    q.build().persistent(false).execute(&mut *tx).await?;
                 }
                 Ok(())
             }),

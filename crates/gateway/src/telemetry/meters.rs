@@ -60,6 +60,7 @@ pub(crate) struct Meters {
     cache: [[Counter; 2]; CacheName::ALL.len()],
     pub(crate) open_streams: Gauge,
     usage_queue_depth: Gauge,
+    runtime_tasks: Gauge,
     usage_dropped: Counter,
     /// The histograms by family and rendered labels; locked only when a
     /// thread meets a new label set and at a scrape.
@@ -82,6 +83,8 @@ pub(crate) fn meters() -> &'static Meters {
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct ScrapeValues {
     pub(crate) usage_queue_depth: u64,
+    /// Tasks alive in the async runtime (a leak of tasks shows here).
+    pub(crate) runtime_tasks: u64,
     pub(crate) usage_dropped: u64,
     pub(crate) guardrail_fail_opens: u64,
 }
@@ -146,6 +149,8 @@ impl Meters {
                 &Key::from_static_name("gateway_usage_queue_depth"),
                 &METADATA,
             ),
+            runtime_tasks: recorder
+                .register_gauge(&Key::from_static_name("gateway_runtime_tasks"), &METADATA),
             usage_dropped: counter("gateway_usage_dropped_total", vec![]),
             histograms: Mutex::new(HashMap::new()),
             recorder,
@@ -225,6 +230,7 @@ impl Meters {
     /// The text format (0.0.4) of every series, with `values` read now.
     pub(crate) fn render(&self, values: ScrapeValues) -> String {
         self.usage_queue_depth.set(values.usage_queue_depth as f64);
+        self.runtime_tasks.set(values.runtime_tasks as f64);
         self.usage_dropped.absolute(values.usage_dropped);
         self.guardrail_fail_open
             .absolute(values.guardrail_fail_opens);
@@ -296,7 +302,7 @@ fn describe(recorder: &PrometheusRecorder) {
     for (name, help) in counters {
         recorder.describe_counter(name.into(), None, help.into());
     }
-    let gauges: [(&'static str, &'static str); 3] = [
+    let gauges: [(&'static str, &'static str); 4] = [
         (
             "gateway_open_streams",
             "Streamed answers being written now.",
@@ -304,6 +310,10 @@ fn describe(recorder: &PrometheusRecorder) {
         (
             "gateway_usage_queue_depth",
             "Usage records waiting for the writer.",
+        ),
+        (
+            "gateway_runtime_tasks",
+            "Tasks alive in the async runtime (connections, streams, background work).",
         ),
         (
             "gateway_build_info",

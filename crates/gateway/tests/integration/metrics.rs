@@ -287,6 +287,8 @@ async fn full_mode_counts_caches_and_limits_without_ids() {
     );
     assert!(after.has("gateway_usage_queue_depth", &[]));
     assert!(after.has("gateway_usage_dropped_total", &[]));
+    // At least the connection serving this scrape is a task.
+    assert!(after.value("gateway_runtime_tasks", &[]) >= 1.0);
     assert_eq!(after.value("gateway_build_info", &[("mode", "full")]), 1.0);
     for secret in [key.as_str(), key_id.as_str(), user_id.as_str()] {
         assert!(!after.0.contains(secret), "the scrape names {secret}");

@@ -8,8 +8,9 @@ use gateway::config::Secret;
 use gateway::crypto::{EncryptionKey, TotpSecret};
 use gateway::store::config::{ConfigChange, ConfigValue, HISTORY_LIMIT, MASK};
 use gateway::store::ids::UserId;
+use gateway::store::usage::UsageRecord;
 use gateway::store::users::{AuthMethod, NewUser, Role, RoleChoice};
-use gateway::store::{Store, StoreError};
+use gateway::store::{Pool, Store, StoreError};
 
 use crate::common::TestDb;
 
@@ -543,6 +544,76 @@ async fn config_and_history(db: TestDb) {
     store.close().await;
 }
 
+/// Usage batches of many lengths leave no prepared statement behind on the
+/// connection that wrote them: each length is another statement text, and a
+/// cached statement per length grew the gateway's memory with its traffic
+/// (docs/reliability.md, "Soak").
+async fn usage_batches_of_any_length_are_not_cached(db: TestDb) {
+    use sqlx::Connection as _;
+    let store = db.store().await;
+    let user = store
+        .users()
+        .create(password_user("usage@example.com", RoleChoice::AdminIfNone))
+        .await
+        .unwrap()
+        .id;
+    let record = |i: usize| UsageRecord {
+        user_id: user,
+        key_id: None,
+        provider: "primary".into(),
+        model: "m".into(),
+        stream: false,
+        status: 200,
+        input_tokens: 1,
+        output_tokens: 1,
+        cache_read_tokens: 0,
+        cache_write_tokens: 0,
+        latency_ms: 1,
+        created_at: 1_700_000_000 + i64::try_from(i).unwrap(),
+        cost_usd: None,
+    };
+    // One batch first, so the connection's other statements are cached.
+    store.usage().insert_batch(&[record(0)]).await.unwrap();
+    // Statements cached on every idle connection of the pool (all of them
+    // are idle between two batches).
+    let cached = || async {
+        let mut total = 0;
+        match store.pool() {
+            Pool::Sqlite(p) => {
+                let held: Vec<_> = std::iter::from_fn(|| p.try_acquire()).collect();
+                total += held
+                    .iter()
+                    .map(|c| c.cached_statements_size())
+                    .sum::<usize>();
+            }
+            Pool::Postgres(p) => {
+                let held: Vec<_> = std::iter::from_fn(|| p.try_acquire()).collect();
+                total += held
+                    .iter()
+                    .map(|c| c.cached_statements_size())
+                    .sum::<usize>();
+            }
+        }
+        total
+    };
+    let before = cached().await;
+    let mut written = 1;
+    for len in 2..=40 {
+        let batch: Vec<UsageRecord> = (written..written + len).map(record).collect();
+        store.usage().insert_batch(&batch).await.unwrap();
+        written += len;
+    }
+    // A constant few (SQLite: its one row statement and the transaction's,
+    // on whichever connection the pool hands out), not one per length.
+    let after = cached().await;
+    assert!(
+        after < before + 10,
+        "39 batch lengths left {} more cached statements",
+        after - before
+    );
+    assert_eq!(store.usage().records_of(user).await.unwrap().len(), written);
+}
+
 async fn key_check_and_reopen(db: TestDb) {
     let store = db.store().await;
     store.config().set("k", "v", true, None).await.unwrap();
@@ -572,4 +643,5 @@ crate::both_stores!(
     domains,
     config_and_history,
     key_check_and_reopen,
+    usage_batches_of_any_length_are_not_cached,
 );
