@@ -182,11 +182,13 @@ impl<'a> Usage<'a> {
             Pool::Sqlite(p) => write_tx!(p, tx => {
                 let mut rest = records;
                 while !rest.is_empty() {
-                    // The last size is 1, so a size always fits.
-                    let (rows, sql) = SQLITE_INSERTS
-                        .iter()
-                        .find(|(rows, _)| *rows <= rest.len())
-                        .expect("the smallest statement has one row");
+                    // The last size is 1, so one always fits while rows
+                    // are left.
+                    let Some((rows, sql)) =
+                        SQLITE_INSERTS.iter().find(|(rows, _)| *rows <= rest.len())
+                    else {
+                        break;
+                    };
                     let (chunk, tail) = rest.split_at(*rows);
                     let mut q = sqlx::query(sql.as_str());
                     for r in chunk {
