@@ -544,12 +544,27 @@ async fn config_and_history(db: TestDb) {
     store.close().await;
 }
 
+/// Statements cached on every connection of `pool`, once all are idle (a
+/// connection goes back to the pool a moment after its transaction).
+async fn cached_statements<DB: sqlx::Database + sqlx::database::HasStatementCache>(
+    pool: &sqlx::Pool<DB>,
+) -> usize {
+    use sqlx::Connection as _;
+    for _ in 0..200 {
+        if pool.num_idle() == pool.size() as usize {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
+    let held: Vec<_> = std::iter::from_fn(|| pool.try_acquire()).collect();
+    held.iter().map(|c| c.cached_statements_size()).sum()
+}
+
 /// Usage batches of many lengths leave no prepared statement per length
 /// behind: each length would be another statement text, and a cached
 /// statement per length grew the gateway's memory with its traffic
 /// (docs/reliability.md, "Soak").
 async fn usage_batches_of_any_length_are_not_cached(db: TestDb) {
-    use sqlx::Connection as _;
     let store = db.store().await;
     let user = store
         .users()
@@ -574,39 +589,11 @@ async fn usage_batches_of_any_length_are_not_cached(db: TestDb) {
     };
     // One batch first, so the connection's other statements are cached.
     store.usage().insert_batch(&[record(0)]).await.unwrap();
-    // Statements cached on every connection of the pool, once all are idle
-    // (a connection goes back to the pool a moment after its transaction).
     let cached = || async {
-        let mut total = 0;
         match store.pool() {
-            Pool::Sqlite(p) => {
-                for _ in 0..200 {
-                    if p.num_idle() == p.size() as usize {
-                        break;
-                    }
-                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-                }
-                let held: Vec<_> = std::iter::from_fn(|| p.try_acquire()).collect();
-                total += held
-                    .iter()
-                    .map(|c| c.cached_statements_size())
-                    .sum::<usize>();
-            }
-            Pool::Postgres(p) => {
-                for _ in 0..200 {
-                    if p.num_idle() == p.size() as usize {
-                        break;
-                    }
-                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-                }
-                let held: Vec<_> = std::iter::from_fn(|| p.try_acquire()).collect();
-                total += held
-                    .iter()
-                    .map(|c| c.cached_statements_size())
-                    .sum::<usize>();
-            }
+            Pool::Sqlite(p) => cached_statements(p).await,
+            Pool::Postgres(p) => cached_statements(p).await,
         }
-        total
     };
     let before = cached().await;
     let mut written = 1;
