@@ -6,7 +6,8 @@
 //!
 //! In full deployment the presented key is hashed and looked up in the
 //! in-memory cache, then the store; a hit attaches [`Caller::User`] (user id
-//! and key id) and the request's [`crate::usage::UsageTicket`]. The user's
+//! and key id) and the request's [`crate::usage::UsageTicket`], and notes
+//! the account for the access line ([`access_note::note_account`]). The user's
 //! provider credentials are taken per request by the pipeline.
 
 use axum::extract::{Request, State};
@@ -16,6 +17,7 @@ use axum::response::{IntoResponse as _, Response};
 use crate::auth::keys::{self, ApiKeyHash};
 use crate::auth::{check, presented_keys, Caller};
 use crate::error::{AuthFailure, GatewayError};
+use crate::logging::access_note;
 use crate::state::AppState;
 use crate::telemetry::Endpoint;
 use crate::usage::UsageTicket;
@@ -106,8 +108,11 @@ pub(crate) async fn require_user_key(
         request.extensions_mut().insert(allowed);
     }
     request.extensions_mut().insert(ticket.clone());
-    let span = tracing::info_span!("caller", user_id = %owner.user_id, key_id = %owner.key_id);
-    let mut response = tracing::Instrument::instrument(next.run(request), span).await;
+    access_note::note_account(access_note::Account {
+        user_id: owner.user_id.0,
+        key_id: owner.key_id.0,
+    });
+    let mut response = next.run(request).await;
     ticket.respond(response.status().as_u16());
     // Only a limited key's answers carry rate-limit headers (and only its
     // requests take the ticket's lock for them).

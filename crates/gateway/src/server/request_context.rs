@@ -9,7 +9,8 @@
 //!   so every log line of the request carries the id.
 //! - One access line per request when its response starts: method, path,
 //!   status, latency (to the response head; a stream goes on after it), the
-//!   provider and model the request went to ([`access_note`]) and the error
+//!   provider and model the request went to and, in full deployment, the
+//!   user and key that called ([`access_note`]), and the error
 //!   recorded by `GatewayError`, with the internal detail that the client
 //!   never sees.
 //! - `gateway_requests_total` for every `/v1` request, and its duration
@@ -114,6 +115,12 @@ pub(crate) async fn request_context(
         }
     };
     let (provider, model) = (note.provider, note.model.as_deref());
+    let user_id = note
+        .account
+        .map(|a| tracing::field::display(a.user_id.hyphenated()));
+    let key_id = note
+        .account
+        .map(|a| tracing::field::display(a.key_id.hyphenated()));
     let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
 
     if let Ok(value) = HeaderValue::from_str(&id) {
@@ -149,21 +156,21 @@ pub(crate) async fn request_context(
         let latency_ms = (latency_ms * 10.0).round() / 10.0;
         match error.as_deref() {
             Some(err @ GatewayError::Internal(_)) => tracing::error!(
-                %method, %path, status, latency_ms, provider, model,
+                %method, %path, status, latency_ms, provider, model, user_id, key_id,
                 error_type = err.kind(),
                 "request failed: {err}"
             ),
             Some(err) if status >= 500 => tracing::warn!(
-                %method, %path, status, latency_ms, provider, model,
+                %method, %path, status, latency_ms, provider, model, user_id, key_id,
                 error_type = err.kind(),
                 "request failed: {}", crate::logging::mask_text(&err.to_string())
             ),
             Some(err) => tracing::info!(
-                %method, %path, status, latency_ms, provider, model,
+                %method, %path, status, latency_ms, provider, model, user_id, key_id,
                 error_type = err.kind(),
                 "request refused: {}", crate::logging::mask_text(&err.to_string())
             ),
-            None => tracing::info!(%method, %path, status, latency_ms, provider, model, "request"),
+            None => tracing::info!(%method, %path, status, latency_ms, provider, model, user_id, key_id, "request"),
         }
     });
     response
