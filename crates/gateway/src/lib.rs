@@ -2,7 +2,7 @@
 //! down this list, `docs/architecture.md` draws the map):
 //!
 //! - leaves: [`error`], [`config`], [`crypto`], [`ids`], [`logging`], [`body`],
-//!   [`telemetry`] (the metrics registry);
+//!   [`telemetry`] (the metrics registry), [`cache`] (the per-request caches' map);
 //! - [`store`] (SQLite or PostgreSQL), [`upstream`] (the HTTP client, retries,
 //!   the one body reader);
 //! - [`auth`] (callers and API keys), [`usage`] (accounting), [`sso`];
@@ -25,6 +25,7 @@
 
 pub mod auth;
 pub(crate) mod body;
+pub(crate) mod cache;
 pub mod cli;
 pub mod config;
 pub(crate) mod console;

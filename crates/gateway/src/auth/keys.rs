@@ -24,10 +24,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use moka::future::Cache;
 use sha2::{Digest as _, Sha256};
 use subtle::ConstantTimeEq as _;
 
+use crate::cache::{Expiry, TtlCache};
 use crate::config::Secret;
 use crate::crypto::random;
 use crate::error::GatewayError;
@@ -50,8 +50,8 @@ pub const POSITIVE_TTL: Duration = Duration::from_secs(300);
 /// How long an unknown key is remembered as unknown.
 pub const NEGATIVE_TTL: Duration = Duration::from_secs(10);
 /// Most cached keys (found / unknown).
-const POSITIVE_CAPACITY: u64 = 100_000;
-const NEGATIVE_CAPACITY: u64 = 10_000;
+const POSITIVE_CAPACITY: usize = 100_000;
+const NEGATIVE_CAPACITY: usize = 10_000;
 
 /// The SHA-256 of an API key: the one form a key is kept, looked up and
 /// compared in (proxy mode's `PROXY_API_KEY` and every per-user key alike;
@@ -194,8 +194,8 @@ pub struct KeyCache {
 }
 
 struct Inner {
-    found: Cache<ApiKeyHash, CachedKey>,
-    unknown: Cache<ApiKeyHash, ()>,
+    found: TtlCache<ApiKeyHash, CachedKey>,
+    unknown: TtlCache<ApiKeyHash, ()>,
     /// Bumped by every invalidation, before the entries are dropped.
     epoch: AtomicU64,
 }
@@ -203,7 +203,7 @@ struct Inner {
 impl std::fmt::Debug for KeyCache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("KeyCache")
-            .field("entries", &self.inner.found.entry_count())
+            .field("entries", &self.inner.found.len())
             .finish()
     }
 }
@@ -218,14 +218,8 @@ impl KeyCache {
     pub fn new() -> Self {
         KeyCache {
             inner: Arc::new(Inner {
-                found: Cache::builder()
-                    .max_capacity(POSITIVE_CAPACITY)
-                    .time_to_live(POSITIVE_TTL)
-                    .build(),
-                unknown: Cache::builder()
-                    .max_capacity(NEGATIVE_CAPACITY)
-                    .time_to_live(NEGATIVE_TTL)
-                    .build(),
+                found: TtlCache::new(POSITIVE_CAPACITY, Expiry::AfterWrite(POSITIVE_TTL)),
+                unknown: TtlCache::new(NEGATIVE_CAPACITY, Expiry::AfterWrite(NEGATIVE_TTL)),
                 epoch: AtomicU64::new(0),
             }),
         }
@@ -237,11 +231,11 @@ impl KeyCache {
         store: &Store,
         hash: ApiKeyHash,
     ) -> Result<Option<CachedKey>, StoreError> {
-        if let Some(key) = self.inner.found.get(&hash).await {
+        if let Some(key) = self.inner.found.get(&hash) {
             telemetry::meters().cache_lookup(CacheName::ApiKey, true);
             return Ok(Some(key));
         }
-        if self.inner.unknown.contains_key(&hash) {
+        if self.inner.unknown.get(&hash).is_some() {
             telemetry::meters().cache_lookup(CacheName::ApiKey, true);
             return Ok(None);
         }
@@ -250,24 +244,24 @@ impl KeyCache {
         match store.api_keys().find_by_hash(&hash.to_hex()).await? {
             Some(found) => {
                 let key = CachedKey::from(found);
-                self.inner.found.insert(hash, key.clone()).await;
+                self.inner.found.insert(hash, key.clone());
                 if self.inner.epoch.load(Ordering::SeqCst) != epoch {
                     // An invalidation ran while we read: our answer may be
                     // older than it, so do not keep it.
-                    self.inner.found.invalidate(&hash).await;
+                    self.inner.found.remove(&hash);
                 }
                 Ok(Some(key))
             }
             None => {
-                self.inner.unknown.insert(hash, ()).await;
+                self.inner.unknown.insert(hash, ());
                 Ok(None)
             }
         }
     }
 
     /// The cached owner of `hash`, without touching the store.
-    pub async fn cached(&self, hash: &ApiKeyHash) -> Option<CachedKey> {
-        self.inner.found.get(hash).await
+    pub fn cached(&self, hash: &ApiKeyHash) -> Option<CachedKey> {
+        self.inner.found.get(hash)
     }
 
     fn bump(&self) {
@@ -275,43 +269,40 @@ impl KeyCache {
     }
 
     /// Drop the entry of one key (it was deleted).
-    pub async fn invalidate(&self, hash: &ApiKeyHash) {
+    pub fn invalidate(&self, hash: &ApiKeyHash) {
         self.bump();
-        self.inner.found.invalidate(hash).await;
+        self.inner.found.remove(hash);
     }
 
     /// [`KeyCache::invalidate`] with the stored (hex) form of the hash;
     /// malformed text is ignored.
-    pub async fn invalidate_hex(&self, hash_hex: &str) {
+    pub fn invalidate_hex(&self, hash_hex: &str) {
         if let Some(hash) = ApiKeyHash::from_hex(hash_hex) {
-            self.invalidate(&hash).await;
+            self.invalidate(&hash);
         }
     }
 
     /// Drop every key of `user` (the user was deleted).
-    pub async fn invalidate_user(&self, user: UserId) {
+    pub fn invalidate_user(&self, user: UserId) {
         self.bump();
-        let hashes: Vec<ApiKeyHash> = self
+        for h in self
             .inner
             .found
-            .iter()
-            .filter(|(_, key)| key.owner.user_id == user)
-            .map(|(h, _)| *h)
-            .collect();
-        for h in hashes {
-            self.inner.found.invalidate(&h).await;
+            .keys_where(|_, key| key.owner.user_id == user)
+        {
+            self.inner.found.remove(&h);
         }
     }
 
     /// Drop everything (notifications may have been missed).
     pub fn invalidate_all(&self) {
         self.bump();
-        self.inner.found.invalidate_all();
+        self.inner.found.clear();
     }
 
     /// How many keys are cached (approximate, for logs and tests).
-    pub fn len(&self) -> u64 {
-        self.inner.found.entry_count()
+    pub fn len(&self) -> usize {
+        self.inner.found.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -321,7 +312,15 @@ impl KeyCache {
     /// The safety net: drop every cached key the store no longer has.
     /// Returns how many were dropped.
     pub async fn recheck(&self, store: &Store) -> Result<usize, StoreError> {
-        let cached: Vec<String> = self.inner.found.iter().map(|(h, _)| h.to_hex()).collect();
+        self.inner.found.purge_expired();
+        self.inner.unknown.purge_expired();
+        let cached: Vec<String> = self
+            .inner
+            .found
+            .keys_where(|_, _| true)
+            .iter()
+            .map(ApiKeyHash::to_hex)
+            .collect();
         if cached.is_empty() {
             return Ok(0);
         }
@@ -333,7 +332,7 @@ impl KeyCache {
             .collect();
         let mut dropped = 0;
         for h in cached.iter().filter(|h| !existing.contains(*h)) {
-            self.invalidate_hex(h).await;
+            self.invalidate_hex(h);
             dropped += 1;
         }
         Ok(dropped)
@@ -390,18 +389,18 @@ mod tests {
             ApiKeyHash::of("b"),
             ApiKeyHash::of("c"),
         );
-        cache.inner.found.insert(h1, owner(alice)).await;
-        cache.inner.found.insert(h2, owner(alice)).await;
-        cache.inner.found.insert(h3, owner(bob)).await;
-        cache.invalidate_hex(&hex::encode(h1)).await;
-        assert!(cache.cached(&h1).await.is_none());
-        assert!(cache.cached(&h2).await.is_some());
-        cache.invalidate_user(alice).await;
-        assert!(cache.cached(&h2).await.is_none());
-        assert_eq!(cache.cached(&h3).await.map(|k| k.owner.user_id), Some(bob));
-        cache.invalidate_hex("not hex").await;
+        cache.inner.found.insert(h1, owner(alice));
+        cache.inner.found.insert(h2, owner(alice));
+        cache.inner.found.insert(h3, owner(bob));
+        cache.invalidate_hex(&hex::encode(h1));
+        assert!(cache.cached(&h1).is_none());
+        assert!(cache.cached(&h2).is_some());
+        cache.invalidate_user(alice);
+        assert!(cache.cached(&h2).is_none());
+        assert_eq!(cache.cached(&h3).map(|k| k.owner.user_id), Some(bob));
+        cache.invalidate_hex("not hex");
         cache.invalidate_all();
-        assert!(cache.cached(&h3).await.is_none());
+        assert!(cache.cached(&h3).is_none());
         assert_eq!(cache.inner.epoch.load(Ordering::SeqCst), 3);
     }
 }

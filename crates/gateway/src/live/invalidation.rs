@@ -61,11 +61,11 @@ pub(crate) fn spawn(app: AppState, cancel: CancellationToken) -> Vec<tokio::task
 /// Apply one notification payload.
 pub(crate) async fn apply(app: &AppState, payload: &str) {
     if let Some(hash) = payload.strip_prefix("key:") {
-        app.key_cache().invalidate_hex(hash).await;
+        app.key_cache().invalidate_hex(hash);
         tracing::debug!("API key revoked elsewhere: dropped from the cache");
     } else if let Some(user) = payload.strip_prefix("creds:") {
         if let Ok(user) = user.parse::<UserId>() {
-            app.user_tokens().invalidate(user).await;
+            app.user_tokens().invalidate(user);
             tracing::debug!(user_id = %user, "upstream credentials changed elsewhere");
         }
     } else if payload == SWITCHES_PAYLOAD {
@@ -81,7 +81,7 @@ pub(crate) async fn apply(app: &AppState, payload: &str) {
         tracing::debug!("the provider pool changed elsewhere");
     } else if let Some(user) = payload.strip_prefix("accounts:") {
         if let Ok(user) = user.parse::<UserId>() {
-            app.accounts().invalidate_user(user).await;
+            app.accounts().invalidate_user(user);
             tracing::debug!(user_id = %user, "provider accounts changed elsewhere");
         }
     }

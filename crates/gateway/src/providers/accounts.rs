@@ -140,8 +140,8 @@ impl Accounts {
 
     /// Forget the cached direct providers of `user` (their accounts or
     /// order changed).
-    pub async fn invalidate_user(&self, user: UserId) {
-        self.user_direct.invalidate(user).await;
+    pub fn invalidate_user(&self, user: UserId) {
+        self.user_direct.invalidate(user);
     }
 
     /// Forget every user's cached direct providers (notifications may have

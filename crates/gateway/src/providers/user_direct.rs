@@ -22,6 +22,7 @@ use super::direct::{Auth, DirectProvider, UserBase};
 use super::id::ProviderId;
 use super::rate_limits::RateLimits;
 use super::select;
+use crate::cache::{Expiry, TtlCache};
 use crate::config::{Config, RuntimeConfig};
 use crate::error::GatewayError;
 use crate::store::ids::{ProviderAccountId, UserId};
@@ -34,7 +35,7 @@ use crate::upstream::ssrf::ConnectGuard;
 /// How long a user's provider list is kept.
 const TTL: Duration = Duration::from_secs(300);
 /// Users whose lists are kept at once.
-const CAPACITY: u64 = 10_000;
+const CAPACITY: usize = 10_000;
 /// How long an unused token session is kept.
 const SESSION_IDLE: Duration = Duration::from_secs(3600);
 
@@ -90,7 +91,7 @@ struct SessionMaker {
 /// The per-user provider lists.
 #[derive(Debug)]
 pub struct UserDirect {
-    cache: Cache<UserId, Providers>,
+    cache: TtlCache<UserId, Providers>,
     bases: Bases,
     sessions: SessionMaker,
     /// What every account's rate-limit headers said.
@@ -103,10 +104,7 @@ pub struct UserDirect {
 impl UserDirect {
     pub fn new(config: &Config, http: &reqwest::Client) -> Self {
         UserDirect {
-            cache: Cache::builder()
-                .max_capacity(CAPACITY)
-                .time_to_live(TTL)
-                .build(),
+            cache: TtlCache::new(CAPACITY, Expiry::AfterWrite(TTL)),
             bases: Bases {
                 messages_vendor: config.upstream.messages_vendor_base_url.clone(),
                 completions_vendor: config.upstream.completions_vendor_base_url.clone(),
@@ -117,7 +115,7 @@ impl UserDirect {
                 assistant_token_url: config.upstream.assistant_vendor_token_url.clone(),
                 timeout: config.tuning.oidc_timeout,
                 sessions: Cache::builder()
-                    .max_capacity(CAPACITY)
+                    .max_capacity(CAPACITY as u64)
                     .time_to_idle(SESSION_IDLE)
                     .build(),
             },
@@ -159,7 +157,7 @@ impl UserDirect {
 
     /// The direct providers `user` can use now, preferred first.
     pub async fn providers(&self, store: &Store, user: UserId) -> Result<Providers, GatewayError> {
-        if let Some(found) = self.cache.get(&user).await {
+        if let Some(found) = self.cache.get(&user) {
             telemetry::meters().cache_lookup(CacheName::Credentials, true);
             return Ok(found);
         }
@@ -179,18 +177,18 @@ impl UserDirect {
             user_base: &user_base,
         };
         let built: Providers = Arc::new(build(&shared, usable, sessions, &order));
-        self.cache.insert(user, built.clone()).await;
+        self.cache.insert(user, built.clone());
         Ok(built)
     }
 
     /// Forget every user's list.
     pub fn invalidate_all(&self) {
-        self.cache.invalidate_all();
+        self.cache.clear();
     }
 
     /// Forget the list of `user` (their accounts or order changed).
-    pub async fn invalidate(&self, user: UserId) {
-        self.cache.invalidate(&user).await;
+    pub fn invalidate(&self, user: UserId) {
+        self.cache.remove(&user);
     }
 }
 

@@ -335,7 +335,7 @@ pub(crate) async fn update(
         .await?
         .ok_or_else(not_found)?;
     // Other replicas hear of it from the store's announcement (PostgreSQL).
-    app.key_cache().invalidate_hex(&hash).await;
+    app.key_cache().invalidate_hex(&hash);
     tracing::info!(user_id = %who.user.id, key_id = %id, "API key changed");
     let mut view = KeyView::read_all(store, who.user.id, std::slice::from_ref(&record)).await?;
     Ok(Json(view.remove(0)))
@@ -356,7 +356,7 @@ pub(crate) async fn delete(
         .await?
         .ok_or_else(not_found)?;
     // Other replicas hear of it from the store's trigger (PostgreSQL).
-    app.key_cache().invalidate_hex(&hash).await;
+    app.key_cache().invalidate_hex(&hash);
     tracing::info!(user_id = %who.user.id, key_id = %id, "API key deleted");
     Ok(Json(DONE))
 }

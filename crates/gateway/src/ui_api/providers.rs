@@ -639,7 +639,7 @@ pub(crate) async fn add_account(
             priority,
         })
         .await?;
-    app.accounts().invalidate_user(who.user.id).await;
+    app.accounts().invalidate_user(who.user.id);
     tracing::info!(user_id = %who.user.id, provider = %id, account_id = %account.id, "provider account connected");
     Ok((StatusCode::CREATED, Json(AccountView::from(account))))
 }
@@ -672,7 +672,7 @@ pub(crate) async fn update_account(
         .update(who.user.id, account_id, change)
         .await?
         .ok_or_else(not_found)?;
-    app.accounts().invalidate_user(who.user.id).await;
+    app.accounts().invalidate_user(who.user.id);
     Ok(Json(AccountView::from(account)))
 }
 
@@ -693,7 +693,7 @@ pub(crate) async fn remove(
     if one.is_some() && removed == 0 {
         return Err(GatewayError::NotFound("account not found".into()));
     }
-    app.accounts().invalidate_user(who.user.id).await;
+    app.accounts().invalidate_user(who.user.id);
     tracing::info!(user_id = %who.user.id, provider = %id, removed, "provider accounts removed");
     Ok(Json(Removed { ok: true, removed }))
 }
@@ -745,7 +745,7 @@ pub(crate) async fn set_order(
         .provider_accounts()
         .set_order(who.user.id, &ids)
         .await?;
-    app.accounts().invalidate_user(who.user.id).await;
+    app.accounts().invalidate_user(who.user.id);
     Ok(Json(ProviderOrder {
         order: order_of(&app, who.user.id).await?,
     }))

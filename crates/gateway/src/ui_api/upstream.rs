@@ -377,7 +377,7 @@ async fn finish(
         .upstream_credentials()
         .complete(hash, &creds)
         .await?;
-    app.user_tokens().invalidate(user).await;
+    app.user_tokens().invalidate(user);
     tracing::info!(user_id = %user, "upstream credentials connected");
     Ok(())
 }
@@ -392,7 +392,7 @@ pub(crate) async fn delete_token(
         .upstream_credentials()
         .delete(who.user.id)
         .await?;
-    app.user_tokens().invalidate(who.user.id).await;
+    app.user_tokens().invalidate(who.user.id);
     if removed {
         tracing::info!(user_id = %who.user.id, "upstream credentials removed");
     }

@@ -49,7 +49,7 @@ pub(crate) async fn update(
     let id = parse_id(&id)?;
     let columns = app.store()?.users().set_limits(id, &body.change()).await?;
     // Other replicas hear of each of the user's keys from the store.
-    app.key_cache().invalidate_user(id).await;
+    app.key_cache().invalidate_user(id);
     tracing::info!(
         by = %admin.user.id,
         user_id = %id,

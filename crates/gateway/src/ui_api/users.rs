@@ -165,8 +165,8 @@ pub(crate) async fn delete(
     app.store()?.users().delete(id).await?;
     // The user's keys went with the account: stop them on this replica now
     // (other replicas hear of each deleted key from the store).
-    app.key_cache().invalidate_user(id).await;
-    app.user_tokens().invalidate(id).await;
+    app.key_cache().invalidate_user(id);
+    app.user_tokens().invalidate(id);
     tracing::info!(by = %admin.user.id, user_id = %id, "user deleted");
     Ok(Json(DONE))
 }

@@ -254,7 +254,7 @@ async fn connect(
         },
     )
     .await?;
-    app.accounts().invalidate_user(user).await;
+    app.accounts().invalidate_user(user);
     tracing::info!(user_id = %user, account_id = %account.id, "assistant_vendor connected");
     Ok((account.id, login))
 }
@@ -378,7 +378,7 @@ pub(crate) async fn disconnect(
         .provider_accounts()
         .delete(who.user.id, ProviderId::AssistantVendor.as_str(), None)
         .await?;
-    app.accounts().invalidate_user(who.user.id).await;
+    app.accounts().invalidate_user(who.user.id);
     tracing::info!(user_id = %who.user.id, removed, "assistant_vendor disconnected");
     Ok(Json(DONE))
 }

@@ -176,7 +176,7 @@ pub(crate) async fn relay(
         timeout: config.tuning.oidc_timeout,
     };
     let (user, account_id) = finish(app.store()?, &exchange, &body.code, &body.state).await?;
-    app.accounts().invalidate_user(user).await;
+    app.accounts().invalidate_user(user);
     tracing::info!(user_id = %user, %account_id, "messages_vendor connected by OAuth");
     Ok(Json(Relayed {
         ok: OK,

@@ -26,11 +26,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use arc_swap::ArcSwap;
-use moka::future::Cache;
 
 use super::manager::{RotationSink, TokenManager, TokenTiming};
 use super::oidc::OidcClient;
 use super::token_file::PrimaryCredentials;
+use crate::cache::{Expiry, TtlCache};
 use crate::config::Config;
 use crate::error::GatewayError;
 use crate::providers::primary::request::ChatUrl;
@@ -42,7 +42,11 @@ use crate::telemetry::{self, CacheName};
 /// How long a user's token source stays cached without being used.
 pub const ENTRY_TTL: Duration = Duration::from_secs(30 * 60);
 /// Most users with a cached token source.
-const CAPACITY: u64 = 50_000;
+const CAPACITY: usize = 50_000;
+/// Locks taken by first loads, by user: concurrent first requests of one
+/// user build one source (its refreshes are single-flight only if there is
+/// one), while other users' loads go on.
+const LOAD_STRIPES: usize = 64;
 
 /// What a request without upstream credentials is told (403 `provider_not_connected`).
 pub const NOT_CONNECTED: &str =
@@ -326,14 +330,15 @@ impl RotationSink for StoreSink {
 /// The per-user token sources of full deployment; cheap to clone.
 #[derive(Clone)]
 pub struct UserTokens {
-    cache: Cache<UserId, Option<Arc<UserSource>>>,
+    cache: Arc<TtlCache<UserId, Option<Arc<UserSource>>>>,
+    loading: Arc<[tokio::sync::Mutex<()>; LOAD_STRIPES]>,
     builder: Builder,
 }
 
 impl std::fmt::Debug for UserTokens {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("UserTokens")
-            .field("entries", &self.cache.entry_count())
+            .field("entries", &self.cache.len())
             .finish()
     }
 }
@@ -341,10 +346,8 @@ impl std::fmt::Debug for UserTokens {
 impl UserTokens {
     pub fn new(config: &Config, http: &reqwest::Client) -> Self {
         UserTokens {
-            cache: Cache::builder()
-                .max_capacity(CAPACITY)
-                .time_to_idle(ENTRY_TTL)
-                .build(),
+            cache: Arc::new(TtlCache::new(CAPACITY, Expiry::AfterRead(ENTRY_TTL))),
+            loading: Arc::new(std::array::from_fn(|_| tokio::sync::Mutex::new(()))),
             builder: Builder::new(config, http),
         }
     }
@@ -355,30 +358,33 @@ impl UserTokens {
         store: &Store,
         user: UserId,
     ) -> Result<Option<Arc<UserSource>>, GatewayError> {
-        let loaded = std::sync::atomic::AtomicBool::new(false);
-        let found = self
-            .cache
-            .try_get_with(user, async {
-                loaded.store(true, std::sync::atomic::Ordering::Relaxed);
-                let creds = store.upstream_credentials().get(user).await?;
-                Ok::<_, crate::store::StoreError>(creds.map(|c| {
-                    Arc::new(UserSource {
-                        user,
-                        current: ArcSwap::from_pointee(self.builder.current(store, c)),
-                        recover_lock: tokio::sync::Mutex::new(()),
-                        refused: std::sync::atomic::AtomicBool::new(false),
-                        store: store.clone(),
-                        builder: self.builder.clone(),
-                    })
-                }))
+        if let Some(found) = self.cache.get(&user) {
+            telemetry::meters().cache_lookup(CacheName::Credentials, true);
+            return Ok(found);
+        }
+        let stripe = usize::from(user.0.as_bytes()[15]) % LOAD_STRIPES;
+        let _loading = self.loading[stripe].lock().await;
+        if let Some(found) = self.cache.get(&user) {
+            // Another request of this user loaded it meanwhile.
+            telemetry::meters().cache_lookup(CacheName::Credentials, true);
+            return Ok(found);
+        }
+        telemetry::meters().cache_lookup(CacheName::Credentials, false);
+        let creds = store.upstream_credentials().get(user).await.map_err(|e| {
+            GatewayError::internal(anyhow::anyhow!("loading upstream credentials: {e}"))
+        })?;
+        let source = creds.map(|c| {
+            Arc::new(UserSource {
+                user,
+                current: ArcSwap::from_pointee(self.builder.current(store, c)),
+                recover_lock: tokio::sync::Mutex::new(()),
+                refused: std::sync::atomic::AtomicBool::new(false),
+                store: store.clone(),
+                builder: self.builder.clone(),
             })
-            .await
-            .map_err(|e| {
-                GatewayError::internal(anyhow::anyhow!("loading upstream credentials: {e}"))
-            });
-        let hit = !loaded.load(std::sync::atomic::Ordering::Relaxed);
-        telemetry::meters().cache_lookup(CacheName::Credentials, hit);
-        found
+        });
+        self.cache.insert(user, source.clone());
+        Ok(source)
     }
 
     /// The OIDC client for an SSO region (device flow of the web UI).
@@ -405,13 +411,13 @@ impl UserTokens {
     }
 
     /// Forget the cached source of `user` (credentials saved or deleted).
-    pub async fn invalidate(&self, user: UserId) {
-        self.cache.invalidate(&user).await;
+    pub fn invalidate(&self, user: UserId) {
+        self.cache.remove(&user);
     }
 
     /// Forget every cached source (notifications may have been missed).
     pub fn invalidate_all(&self) {
-        self.cache.invalidate_all();
+        self.cache.clear();
     }
 }
 
