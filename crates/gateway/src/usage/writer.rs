@@ -4,7 +4,8 @@
 //! comes first; on shutdown it drains the channel and flushes once more.
 //!
 //! A flush is one transaction of multi-row `INSERT`s
-//! ([`crate::store::usage::Usage::insert_batch`]), so a burst of a thousand
+//! ([`crate::store::usage::UsageWriter::insert_batch`]; on SQLite through a
+//! connection the writer keeps for itself), so a burst of a thousand
 //! requests becomes a couple of statements, not a thousand. Key uses
 //! (`last_used_at`) are folded per key and written at most once every
 //! [`LAST_USED_EVERY`] per key. A failed flush is logged and retried with
@@ -21,7 +22,7 @@ use super::prices::PriceBook;
 use super::Message;
 use crate::limits::{CounterKey, Limiter};
 use crate::store::ids::ApiKeyId;
-use crate::store::usage::UsageRecord;
+use crate::store::usage::{UsageRecord, UsageWriter};
 use crate::store::Store;
 
 /// Flush when this many records wait.
@@ -92,9 +93,9 @@ impl Batch {
         due
     }
 
-    async fn flush(&mut self, store: &Store, force: bool) {
+    async fn flush(&mut self, store: &Store, writer: &mut UsageWriter, force: bool) {
         if !self.records.is_empty() {
-            self.write_records(store).await;
+            self.write_records(writer).await;
         }
         // After the rows: a budget seeded from the store meanwhile already
         // counts them only in rare races (see crate::limits).
@@ -105,9 +106,9 @@ impl Batch {
         self.write_uses(store, force).await;
     }
 
-    async fn write_records(&mut self, store: &Store) {
+    async fn write_records(&mut self, writer: &mut UsageWriter) {
         {
-            match store.usage().insert_batch(&self.records).await {
+            match writer.insert_batch(&self.records).await {
                 Ok(()) => {
                     tracing::debug!(rows = self.records.len(), "usage written");
                     self.transactions += 1;
@@ -191,6 +192,8 @@ async fn run(
             limiter,
         };
         let mut incoming: Vec<Message> = Vec::with_capacity(BATCH_ROWS);
+        // On SQLite, a connection of its own (see `UsageWriter`).
+        let mut writer = store.usage().writer();
         let mut tick = tokio::time::interval(FLUSH_EVERY);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
@@ -198,22 +201,24 @@ async fn run(
                 n = rx.recv_many(&mut incoming, BATCH_ROWS) => {
                     if n == 0 {
                         // Every sender is gone.
-                        batch.flush(&store, true).await;
+                        batch.flush(&store, &mut writer, true).await;
+                        writer.close().await;
                         return batch.transactions;
                     }
                     for msg in incoming.drain(..) {
                         batch.take(msg);
                     }
                     if batch.records.len() >= BATCH_ROWS {
-                        batch.flush(&store, false).await;
+                        batch.flush(&store, &mut writer, false).await;
                     }
                 }
-                _ = tick.tick() => batch.flush(&store, false).await,
+                _ = tick.tick() => batch.flush(&store, &mut writer, false).await,
                 () = cancel.cancelled() => {
                     while let Ok(msg) = rx.try_recv() {
                         batch.take(msg);
                     }
-                    batch.flush(&store, true).await;
+                    batch.flush(&store, &mut writer, true).await;
+                    writer.close().await;
                     tracing::debug!("usage writer stopped");
                     return batch.transactions;
                 }
