@@ -1,0 +1,354 @@
+"""Instructions per request by component, from the callgrind files that
+`bench/instructions.sh --keep DIR` leaves (docs/benchmarks.md,
+"Instructions per request by component").
+
+    python3 -m harness.components DIR [SCENARIO ...]
+    python3 -m harness.components --cmp DIR_BEFORE DIR_AFTER [SCENARIO ...]
+    python3 -m harness.components --other 30 DIR [SCENARIO ...]
+
+Each function's self cost (`callgrind_annotate --inclusive=no`) goes to one
+component, chosen by its symbol through RULES, first match wins; what no
+rule matches is "other". A component's figure per request is, like the
+total's, (its count at 1,200 requests - its count at 200) / 1,000, so the
+rows add up to the total of `bench/instructions.sh`.
+
+Self cost charges a function to the library it belongs to, not to the step
+of the gateway that called it: `serde_json` reading the upstream's answer
+lands in "parse" with the client's body, a `memcpy` anywhere in "memory",
+`core::fmt` wherever it formats in "fmt". The rows name libraries and
+modules, not steps of a request.
+"""
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+FEW, MANY = 200, 1200
+
+SERVER = "server"
+HTTP = "HTTP, both sides"
+AUTH = "auth"
+PARSE = "parse"
+CONVERT = "convert"
+UPSTREAM = "upstream client"
+DECODE = "decode"
+ENCODE = "encode"
+LOGGING = "logging"
+FMT = "fmt"
+USAGE = "usage"
+LIMITS = "limits"
+GUARDRAILS = "guardrails"
+TELEMETRY = "telemetry"
+RUNTIME = "runtime"
+MEMORY = "memory"
+OTHER = "other"
+
+# The table's rows, in this order.
+COMPONENTS = [SERVER, HTTP, AUTH, PARSE, CONVERT, UPSTREAM, DECODE, ENCODE, LOGGING, FMT,
+              USAGE, LIMITS, GUARDRAILS, TELEMETRY, RUNTIME, MEMORY, OTHER]
+
+# (pattern, component): the first pattern that matches the start of a
+# function's subject (see `subject`) decides. Rust symbols are demangled
+# paths (`hyper::proto::h1::role::Server`, `gateway::server::...`); C
+# functions are bare names (`sqlite3VdbeExec`, `mi_free`, `__memcpy_avx...`).
+# The gateway's own modules come before the libraries, and a narrower path
+# before the wider one it is part of.
+RULES = [
+    # -- the gateway's own modules (crates/gateway/src)
+    (r"gateway::server::client_auth", AUTH),
+    (r"gateway::(server|routes|state|error|cli)\b", SERVER),
+    (r"gateway::(auth|crypto)\b", AUTH),
+    (r"gateway::body\b", PARSE),
+    (r"gateway::pipeline::respond\b", ENCODE),
+    (r"gateway::providers::\w+::credentials\b", UPSTREAM),
+    (r"gateway::providers::(primary::(stream|relay)|direct::(stream|passthrough))\b", DECODE),
+    (r"gateway::(pipeline|turn|providers|ids)\b", CONVERT),
+    (r"gateway::upstream\b", UPSTREAM),
+    (r"gateway::(usage|store)\b", USAGE),
+    (r"gateway::limits\b", LIMITS),
+    (r"gateway::guardrails\b", GUARDRAILS),
+    (r"gateway::telemetry\b", TELEMETRY),
+    (r"gateway::(logging|live)\b", LOGGING),
+    # -- the pure crates (crates/wire, crates/translate)
+    (r"wire::[\w:]+::_::<impl serde::ser::Serialize\b", ENCODE),
+    (r"wire::(openai|anthropic)::(request|content)\b", PARSE),
+    (r"wire::(openai|anthropic)::(response|stream|error|models)\b", DECODE),
+    (r"wire::(eventstream::encode|sse::write|json::escape)\b", ENCODE),
+    (r"wire::(eventstream|sse|primary)\b", DECODE),
+    (r"wire::(json::raw_object|validate|openai::validate|anthropic::(validate|de))\b", PARSE),
+    (r"wire::json\b", ENCODE),
+    (r"translate::\w+::(encoder|response)\b", ENCODE),
+    (r"translate::(\w+::(parser|watch)|primary::stream|watch)\b", DECODE),
+    (r"translate::", CONVERT),
+    # -- HTTP server side
+    (r"hyper::(server|proto::h1::role::Server|proto::h1::dispatch::Server)\b", SERVER),
+    (r"hyper_util::(server|service)\b", SERVER),
+    (r"(axum|axum_core|matchit|tower|tower_http|tower_layer|tower_service)::", SERVER),
+    # -- the upstream client
+    (r"hyper::(client|proto::h1::role::Client|proto::h1::dispatch::Client)\b", UPSTREAM),
+    (r"hyper_util::client\b", UPSTREAM),
+    (r"(reqwest|hyper_rustls|rustls|tokio_rustls|webpki|ring|want|try_lock|url|idna"
+     r"|aws_sigv4|aws_credential_types|aws_smithy_\w+)::", UPSTREAM),
+    # -- HTTP code both sides share: the h1 connection, headers, h2
+    (r"(hyper|hyper_util|http|http_body|http_body_util|httparse|httpdate|h2)::", HTTP),
+    # -- JSON and serde, by direction
+    (r"serde_json::(ser|value::ser)\b", ENCODE),
+    (r"(serde_json|serde_path_to_error)::", PARSE),
+    (r"serde::(ser|__private::ser)\b", ENCODE),
+    (r"serde::", PARSE),
+    (r"(itoa|ryu)::", ENCODE),
+    (r"(crc32fast)::", DECODE),
+    # -- auth: the key's hash and the caches of keys and credentials
+    (r"(sha2|subtle|digest|moka|quanta|crossbeam_\w+|tagptr)::", AUTH),
+    # -- usage rows in SQLite
+    (r"(sqlx|sqlx_core|sqlx_sqlite|libsqlite3_sys|flume|futures_intrusive)::", USAGE),
+    (r"sqlite3", USAGE),
+    # -- limits, guardrails, metrics
+    (r"(redis|combine)::", LIMITS),
+    (r"(rules|cel|cel_interpreter|cel_parser)::", GUARDRAILS),
+    (r"(metrics|metrics_exporter_prometheus|metrics_util)::", TELEMETRY),
+    # -- logging
+    (r"(tracing|tracing_core|tracing_subscriber|sharded_slab|thread_local|nu_ansi_term)::",
+     LOGGING),
+    # -- formatting, wherever it is called from
+    (r"(core::fmt|alloc::fmt)\b", FMT),
+    (r"alloc::string::String as core::fmt::Write", FMT),
+    # -- memory: the allocator, copies, buffers
+    (r"(mimalloc|libmimalloc_sys|bytes)::", MEMORY),
+    (r"(alloc::(alloc|raw_vec)|std::alloc|__rust_(alloc|dealloc|realloc)|__rdl_)", MEMORY),
+    (r"_?mi_", MEMORY),
+    (r"(__)?(memcpy|memmove|memset|memcmp|bcmp)", MEMORY),
+    (r"(malloc|free|realloc|calloc|cfree|_int_(malloc|free|realloc)|tcache_|"
+     r"malloc_consolidate|unlink_chunk)\b", MEMORY),
+    # -- the async runtime and system calls' user side
+    (r"(tokio|tokio_util|mio|parking_lot|parking_lot_core|lock_api|futures|futures_util"
+     r"|futures_core|futures_channel|futures_task|async_stream|pin_project_lite"
+     r"|arc_swap|socket2)::", RUNTIME),
+    (r"std::(sys|sync|thread|io|net|time|panicking|rt)\b", RUNTIME),
+    (r"(__libc_\w+|__GI_\w+|epoll_\w+|syscall|pthread_\w+|__pthread_\w+|sched_yield"
+     r"|clock_gettime|__clock_gettime\w*|__vdso_\w+|writev|__writev|send|__send|recv"
+     r"|__recv|recvfrom|sendto|read|__read|write|__write|__futex\w*|futex\w*|getpid)$",
+     RUNTIME),
+]
+
+COMPILED = [(re.compile(pattern), component) for pattern, component in RULES]
+
+
+def subject(symbol):
+    """The part of a symbol the rules look at: the implementing type of a
+    trait method (`<serde_json::de::Deserializer<R> as serde::Deserializer>::x`
+    -> `serde_json::de::...`), the dropped type of drop glue
+    (`core::ptr::drop_in_place<hyper::...>` -> `hyper::...`), otherwise the
+    symbol itself."""
+    s = symbol
+    while True:
+        if s.startswith("core::ptr::drop_in_place<"):
+            s = s[len("core::ptr::drop_in_place<"):]
+        elif s.startswith("<"):
+            s = s[1:]
+        elif s.startswith("&mut "):
+            s = s[len("&mut "):]
+        elif s.startswith(("&", "*")):
+            s = s[1:]
+        elif s.startswith(("const ", "mut ", "dyn ")):
+            s = s.split(" ", 1)[1]
+        else:
+            return s
+
+
+def trait_of(symbol):
+    """The trait of a trait method (`<T as core::fmt::Display>::fmt` ->
+    `core::fmt::Display>::fmt`), or None."""
+    if not symbol.startswith("<") or " as " not in symbol:
+        return None
+    return subject(symbol.split(" as ", 1)[1])
+
+
+def classify(symbol):
+    """The component of a function, by its symbol: the type it belongs to,
+    or when no rule knows that type (`<&T as core::fmt::Display>::fmt`),
+    the trait it implements."""
+    for s in (subject(symbol), trait_of(symbol)):
+        if s is None:
+            continue
+        for pattern, component in COMPILED:
+            if pattern.match(s):
+                return component
+    return OTHER
+
+
+LINE = re.compile(r"^\s*([\d,]+)\s+(.*)$")
+OBJECT = re.compile(r" \[[^\[\]]*\]$")
+
+
+def self_costs(out_file):
+    """{function: instructions} from one callgrind output file, each
+    function's own instructions (not those of what it calls), and the
+    program total."""
+    text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100",
+                           "--inclusive=no", "--show-percs=no", out_file],
+                          capture_output=True, text=True, check=True).stdout
+    costs, total = {}, None
+    for line in text.splitlines():
+        m = LINE.match(line)
+        if not m:
+            continue
+        cost, where = int(m.group(1).replace(",", "")), m.group(2)
+        if where == "PROGRAM TOTALS":
+            total = cost
+            continue
+        function = function_of(where)
+        costs[function] = costs.get(function, 0) + cost
+    if total is None:
+        raise SystemExit(f"no PROGRAM TOTALS in {out_file}")
+    return costs, total
+
+
+def function_of(where):
+    """`file:function [object]` -> the function. A function without a
+    symbol (`0x...`) keeps its object's name, the only hint left."""
+    obj = OBJECT.search(where)
+    name = where[:obj.start()] if obj else where
+    function = name.split(":", 1)[1] if ":" in name else name
+    if function.startswith("0x") and obj:
+        function = f"{function} {os.path.basename(obj.group(0).strip(' []'))}"
+    return function
+
+
+def per_request(few_file, many_file):
+    """({component: instructions per request}, {function: instructions per
+    request}, total per request) of a scenario's two callgrind files."""
+    few, few_total = self_costs(few_file)
+    many, many_total = self_costs(many_file)
+    functions = {}
+    for function in set(few) | set(many):
+        functions[function] = (many.get(function, 0) - few.get(function, 0)) / (MANY - FEW)
+    components = dict.fromkeys(COMPONENTS, 0.0)
+    for function, cost in functions.items():
+        components[classify(function)] += cost
+    total = (many_total - few_total) / (MANY - FEW)
+    if abs(sum(components.values()) - total) > 1:
+        # every function is listed at --threshold=100: they add up to the total
+        print(f"warning: {many_file}: the functions add up to {sum(components.values()):,.0f} "
+              f"per request, the total is {total:,.0f}", file=sys.stderr)
+    return components, functions, total
+
+
+def files_of(directory, scenario):
+    return tuple(os.path.join(directory, f"callgrind.{scenario}.{n}") for n in (FEW, MANY))
+
+
+def scenarios_in(directory):
+    """The scenarios with both callgrind files in `directory`, sorted."""
+    found = []
+    for name in sorted(os.listdir(directory)):
+        m = re.fullmatch(r"callgrind\.(.+)\." + str(MANY), name)
+        if m and os.path.exists(os.path.join(directory, f"callgrind.{m.group(1)}.{FEW}")):
+            found.append(m.group(1))
+    return found
+
+
+def measure(directory, scenarios):
+    """{scenario: per_request(...)} for the files kept in `directory`."""
+    return {s: per_request(*files_of(directory, s)) for s in scenarios}
+
+
+def share(part, total):
+    return f"{part / total * 100:.1f} %" if total else ""
+
+
+def used_rows(results):
+    """The components that count in at least one result: a row of zeros
+    everywhere says nothing."""
+    return [c for c in COMPONENTS if any(round(r[0][c]) for r in results)]
+
+
+def table(measured):
+    """Markdown: a row per component, per scenario its instructions per
+    request and its share of the total."""
+    names = list(measured)
+    lines = ["| Component | " + " | ".join(f"`{n}` | share" for n in names) + " |",
+             "|---|" + "--:|--:|" * len(names)]
+    for c in used_rows(measured.values()):
+        cells = [f"{measured[n][0][c]:,.0f} | {share(measured[n][0][c], measured[n][2])}"
+                 for n in names]
+        lines.append(f"| {c} | " + " | ".join(cells) + " |")
+    lines.append("| **total** | " + " | ".join(f"**{measured[n][2]:,.0f}** | 100 %"
+                                             for n in names) + " |")
+    return "\n".join(lines)
+
+
+def change(before, after):
+    if not before:
+        return ""
+    return f"{(after - before) / before * 100:+.1f} %"
+
+
+def cmp_table(before, after):
+    """Markdown: per scenario, a component's figure before, after, and the
+    difference."""
+    names = [n for n in before if n in after]
+    lines = ["| Component | " + " | ".join(f"`{n}` before | after | change" for n in names)
+             + " |", "|---|" + "--:|--:|--:|" * len(names)]
+    results = [before[n] for n in names] + [after[n] for n in names]
+    for c in used_rows(results):
+        cells = [f"{before[n][0][c]:,.0f} | {after[n][0][c]:,.0f} | "
+                 f"{after[n][0][c] - before[n][0][c]:+,.0f}" for n in names]
+        lines.append(f"| {c} | " + " | ".join(cells) + " |")
+    cells = [f"**{before[n][2]:,.0f}** | **{after[n][2]:,.0f}** | "
+             f"**{change(before[n][2], after[n][2])}**" for n in names]
+    lines.append("| **total** | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def biggest(measured, component, count):
+    """The `count` costliest functions of `component` per scenario: where
+    to look when its row is large, or which rule "other" is missing."""
+    out = []
+    for name, (_components, functions, total) in measured.items():
+        out.append(f"\n{component} in {name} (instructions per request, share):")
+        ranked = sorted((f for f in functions if classify(f) == component),
+                        key=lambda f: -functions[f])
+        for f in ranked[:count]:
+            out.append(f"{functions[f]:10,.0f} {share(functions[f], total):>8}  {f}")
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dir", nargs="?", help="folder of callgrind.<scenario>.{200,1200}")
+    ap.add_argument("scenarios", nargs="*", help="scenario names (default: all in the folder)")
+    ap.add_argument("--cmp", nargs=2, metavar=("DIR_BEFORE", "DIR_AFTER"),
+                    help="compare two folders (then DIR is not given)")
+    ap.add_argument("--other", type=int, metavar="N", default=0,
+                    help="also list the N costliest functions no rule matches")
+    ap.add_argument("--list", metavar="COMPONENT",
+                    help="with --other: list that component's functions instead")
+    args = ap.parse_args()
+    if args.cmp:
+        if args.dir:
+            args.scenarios.insert(0, args.dir)
+        before_dir, after_dir = args.cmp
+        names = args.scenarios or [s for s in scenarios_in(before_dir)
+                                   if s in scenarios_in(after_dir)]
+        before, after = measure(before_dir, names), measure(after_dir, names)
+        print(cmp_table(before, after))
+        measured = after
+    else:
+        if not args.dir:
+            ap.error("a folder of callgrind files, or --cmp DIR_BEFORE DIR_AFTER")
+        names = args.scenarios or scenarios_in(args.dir)
+        if not names:
+            raise SystemExit(f"no callgrind.<scenario>.{FEW}/{MANY} pairs in {args.dir}")
+        measured = measure(args.dir, names)
+        print(table(measured))
+    if args.other:
+        print(biggest(measured, args.list or OTHER, args.other))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
