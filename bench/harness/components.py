@@ -44,6 +44,9 @@ TELEMETRY = "telemetry"
 RUNTIME = "runtime"
 MEMORY = "memory"
 OTHER = "other"
+# Not a row: a function so generic (a hash map's probe, an `Arc`'s drop)
+# that its cost belongs to whoever calls it.
+CALLERS = "its callers"
 
 # The table's rows, in this order.
 COMPONENTS = [SERVER, HTTP, AUTH, PARSE, CONVERT, UPSTREAM, DECODE, ENCODE, LOGGING, FMT,
@@ -179,38 +182,81 @@ def classify(symbol):
     return OTHER
 
 
-LINE = re.compile(r"^\s*([\d,]+)\s+(.*)$")
+LINE = re.compile(r"^\s*([\d,]+)\s+(<|\*)?\s*(.*)$")
 OBJECT = re.compile(r" \[[^\[\]]*\]$")
+CALLS = re.compile(r" \(\d+x\)$")
 
 
-def self_costs(out_file):
-    """{function: instructions} from one callgrind output file, each
-    function's own instructions (not those of what it calls), and the
-    program total."""
-    text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100",
-                           "--inclusive=no", "--show-percs=no", out_file],
-                          capture_output=True, text=True, check=True).stdout
-    costs, total = {}, None
-    for line in text.splitlines():
-        m = LINE.match(line)
-        if not m:
-            continue
-        cost, where = int(m.group(1).replace(",", "")), m.group(2)
-        if where == "PROGRAM TOTALS":
-            total = cost
-            continue
-        function = function_of(where)
-        costs[function] = costs.get(function, 0) + cost
-    if total is None:
-        raise SystemExit(f"no PROGRAM TOTALS in {out_file}")
-    return costs, total
+class Profile:
+    """One callgrind output file: each function's self cost (its own
+    instructions, not those of what it calls), who calls it at what
+    inclusive cost, and the program total."""
+
+    def __init__(self, out_file):
+        text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100",
+                               "--inclusive=no", "--show-percs=no", "--tree=caller", out_file],
+                              capture_output=True, text=True, check=True).stdout
+        self.costs, self.callers, self.total = {}, {}, None
+        calling = {}
+        for line in text.splitlines():
+            m = LINE.match(line)
+            if not m:
+                continue
+            cost, mark, where = int(m.group(1).replace(",", "")), m.group(2), m.group(3)
+            if where == "PROGRAM TOTALS":
+                self.total = cost
+            elif mark == "<":
+                caller = function_of(where)
+                calling[caller] = calling.get(caller, 0) + cost
+            else:
+                # the function the `<` lines above were callers of
+                function = function_of(where)
+                self.costs[function] = self.costs.get(function, 0) + cost
+                into = self.callers.setdefault(function, {})
+                for caller, c in calling.items():
+                    into[caller] = into.get(caller, 0) + c
+                calling = {}
+        if self.total is None:
+            raise SystemExit(f"no PROGRAM TOTALS in {out_file}")
+        self.shares = {}
+
+    def components(self):
+        """{component: instructions}: each function's self cost to its
+        component, or, for a function RULES charge to its callers, split
+        among its callers' components in proportion to what their calls
+        cost."""
+        out = dict.fromkeys(COMPONENTS, 0.0)
+        for function, cost in self.costs.items():
+            for component, part in self.shares_of(function, set()).items():
+                out[component] += cost * part
+        return out
+
+    def shares_of(self, function, visiting):
+        """{component: fraction} of one function's self cost."""
+        if function in self.shares:
+            return self.shares[function]
+        component = classify(function)
+        if component != CALLERS:
+            return {component: 1.0}
+        visiting.add(function)
+        weights = {}
+        for caller, cost in self.callers.get(function, {}).items():
+            if caller in visiting:  # recursion: the outer call decides
+                continue
+            for c, part in self.shares_of(caller, visiting).items():
+                weights[c] = weights.get(c, 0) + cost * part
+        visiting.discard(function)
+        whole = sum(weights.values())
+        shares = {c: w / whole for c, w in weights.items()} if whole else {OTHER: 1.0}
+        self.shares[function] = shares
+        return shares
 
 
 def function_of(where):
-    """`file:function [object]` -> the function. A function without a
+    """`file:function (Nx) [object]` -> the function. A function without a
     symbol (`0x...`) keeps its object's name, the only hint left."""
     obj = OBJECT.search(where)
-    name = where[:obj.start()] if obj else where
+    name = CALLS.sub("", where[:obj.start()] if obj else where)
     function = name.split(":", 1)[1] if ":" in name else name
     if function.startswith("0x") and obj:
         function = f"{function} {os.path.basename(obj.group(0).strip(' []'))}"
@@ -218,17 +264,15 @@ def function_of(where):
 
 
 def per_request(few_file, many_file):
-    """({component: instructions per request}, {function: instructions per
-    request}, total per request) of a scenario's two callgrind files."""
-    few, few_total = self_costs(few_file)
-    many, many_total = self_costs(many_file)
-    functions = {}
-    for function in set(few) | set(many):
-        functions[function] = (many.get(function, 0) - few.get(function, 0)) / (MANY - FEW)
-    components = dict.fromkeys(COMPONENTS, 0.0)
-    for function, cost in functions.items():
-        components[classify(function)] += cost
-    total = (many_total - few_total) / (MANY - FEW)
+    """({component: instructions per request}, {function: self instructions
+    per request}, total per request) of a scenario's two callgrind files."""
+    few, many = Profile(few_file), Profile(many_file)
+    runs = MANY - FEW
+    functions = {f: (many.costs.get(f, 0) - few.costs.get(f, 0)) / runs
+                 for f in set(few.costs) | set(many.costs)}
+    few_parts, many_parts = few.components(), many.components()
+    components = {c: (many_parts[c] - few_parts[c]) / runs for c in COMPONENTS}
+    total = (many.total - few.total) / runs
     if abs(sum(components.values()) - total) > 1:
         # every function is listed at --threshold=100: they add up to the total
         print(f"warning: {many_file}: the functions add up to {sum(components.values()):,.0f} "
