@@ -28,7 +28,6 @@ import sys
 FEW, MANY = 200, 1200
 
 SERVER = "server"
-HTTP = "HTTP, both sides"
 AUTH = "auth"
 PARSE = "parse"
 CONVERT = "convert"
@@ -44,30 +43,37 @@ TELEMETRY = "telemetry"
 RUNTIME = "runtime"
 MEMORY = "memory"
 OTHER = "other"
+# Not per-request work: quanta (moka's clock) calibrates itself at start-up
+# for a fixed time, so its count differs between the two runs and leaks
+# into the difference, by up to a few thousand a request either way.
+CALIBRATION = "start-up clock calibration"
 # Not a row: a function so generic (a hash map's probe, an `Arc`'s drop)
 # that its cost belongs to whoever calls it.
 CALLERS = "its callers"
 
 # The table's rows, in this order.
-COMPONENTS = [SERVER, HTTP, AUTH, PARSE, CONVERT, UPSTREAM, DECODE, ENCODE, LOGGING, FMT,
-              USAGE, LIMITS, GUARDRAILS, TELEMETRY, RUNTIME, MEMORY, OTHER]
+COMPONENTS = [SERVER, AUTH, PARSE, CONVERT, UPSTREAM, DECODE, ENCODE, LOGGING, FMT,
+              USAGE, LIMITS, GUARDRAILS, TELEMETRY, RUNTIME, MEMORY, CALIBRATION, OTHER]
 
 # (pattern, component): the first pattern that matches the start of a
 # function's subject (see `subject`) decides. Rust symbols are demangled
 # paths (`hyper::proto::h1::role::Server`, `gateway::server::...`); C
-# functions are bare names (`sqlite3VdbeExec`, `mi_free`, `__memcpy_avx...`).
+# functions are bare names (`sqlite3_step`, `mi_free`, `__memcpy_avx...`).
 # The gateway's own modules come before the libraries, and a narrower path
-# before the wider one it is part of.
+# before the wider one it is part of. CALLERS: code that is no component's
+# own (generic containers, code hyper's server and client share) is charged
+# to whoever calls it.
 RULES = [
     # -- the gateway's own modules (crates/gateway/src)
     (r"gateway::server::client_auth", AUTH),
-    (r"gateway::(server|routes|state|error|cli)\b", SERVER),
+    (r"gateway::(server|routes|state|error|cli|config|main)\b", SERVER),
     (r"gateway::(auth|crypto)\b", AUTH),
     (r"gateway::body\b", PARSE),
     (r"gateway::pipeline::respond\b", ENCODE),
     (r"gateway::providers::\w+::credentials\b", UPSTREAM),
     (r"gateway::providers::(primary::(stream|relay)|direct::(stream|passthrough))\b", DECODE),
     (r"gateway::(pipeline|turn|providers|ids)\b", CONVERT),
+    (r"gateway::upstream::reader\b", DECODE),
     (r"gateway::upstream\b", UPSTREAM),
     (r"gateway::(usage|store)\b", USAGE),
     (r"gateway::limits\b", LIMITS),
@@ -75,7 +81,7 @@ RULES = [
     (r"gateway::telemetry\b", TELEMETRY),
     (r"gateway::(logging|live)\b", LOGGING),
     # -- the pure crates (crates/wire, crates/translate)
-    (r"wire::[\w:]+::_::<impl serde::ser::Serialize\b", ENCODE),
+    (r"wire::[\w:]+::_::<impl serde(_core)?::ser::Serialize\b", ENCODE),
     (r"wire::(openai|anthropic)::(request|content)\b", PARSE),
     (r"wire::(openai|anthropic)::(response|stream|error|models)\b", DECODE),
     (r"wire::(eventstream::encode|sse::write|json::escape)\b", ENCODE),
@@ -84,26 +90,25 @@ RULES = [
     (r"wire::json\b", ENCODE),
     (r"translate::\w+::(encoder|response)\b", ENCODE),
     (r"translate::(\w+::(parser|watch)|primary::stream|watch)\b", DECODE),
+    (r"translate::tokens\b", USAGE),  # the token estimate, for usage only
     (r"translate::", CONVERT),
-    # -- HTTP server side
+    # -- HTTP: hyper's server side, its client side, and what they share
     (r"hyper::(server|proto::h1::role::Server|proto::h1::dispatch::Server)\b", SERVER),
     (r"hyper_util::(server|service)\b", SERVER),
     (r"(axum|axum_core|matchit|tower|tower_http|tower_layer|tower_service)::", SERVER),
-    # -- the upstream client
     (r"hyper::(client|proto::h1::role::Client|proto::h1::dispatch::Client)\b", UPSTREAM),
     (r"hyper_util::client\b", UPSTREAM),
     (r"(reqwest|hyper_rustls|rustls|tokio_rustls|webpki|ring|want|try_lock|url|idna"
-     r"|aws_sigv4|aws_credential_types|aws_smithy_\w+)::", UPSTREAM),
-    # -- HTTP code both sides share: the h1 connection, headers, h2
-    (r"(hyper|hyper_util|http|http_body|http_body_util|httparse|httpdate|h2)::", HTTP),
+     r"|form_urlencoded|aws_sigv4|aws_credential_types|aws_smithy_\w+)::", UPSTREAM),
+    (r"(hyper|hyper_util|http|http_body|http_body_util|httparse|httpdate|h2)::", CALLERS),
     # -- JSON and serde, by direction
     (r"serde_json::(ser|value::ser)\b", ENCODE),
     (r"(serde_json|serde_path_to_error)::", PARSE),
-    (r"serde::(ser|__private::ser)\b", ENCODE),
-    (r"serde::", PARSE),
-    (r"(itoa|ryu)::", ENCODE),
-    (r"(crc32fast)::", DECODE),
+    (r"serde(_core)?::(ser|__private::ser|private::ser)\b", ENCODE),
+    (r"serde(_core)?::", PARSE),
+    (r"crc32fast::", DECODE),
     # -- auth: the key's hash and the caches of keys and credentials
+    (r"quanta::Calibration\b", CALIBRATION),
     (r"(sha2|subtle|digest|moka|quanta|crossbeam_\w+|tagptr)::", AUTH),
     # -- usage rows in SQLite
     (r"(sqlx|sqlx_core|sqlx_sqlite|libsqlite3_sys|flume|futures_intrusive)::", USAGE),
@@ -113,30 +118,43 @@ RULES = [
     (r"(rules|cel|cel_interpreter|cel_parser)::", GUARDRAILS),
     (r"(metrics|metrics_exporter_prometheus|metrics_util)::", TELEMETRY),
     # -- logging
-    (r"(tracing|tracing_core|tracing_subscriber|sharded_slab|thread_local|nu_ansi_term)::",
-     LOGGING),
+    (r"(tracing|tracing_core|tracing_subscriber|tracing_log|sharded_slab|thread_local"
+     r"|nu_ansi_term)::", LOGGING),
     # -- formatting, wherever it is called from
-    (r"(core::fmt|alloc::fmt)\b", FMT),
+    (r"(core::fmt|alloc::fmt|core::num::flt2dec)\b", FMT),
     (r"alloc::string::String as core::fmt::Write", FMT),
     # -- memory: the allocator, copies, buffers
     (r"(mimalloc|libmimalloc_sys|bytes)::", MEMORY),
     (r"(alloc::(alloc|raw_vec)|std::alloc|__rust_(alloc|dealloc|realloc)|__rdl_)", MEMORY),
     (r"_?mi_", MEMORY),
     (r"(__)?(memcpy|memmove|memset|memcmp|bcmp)", MEMORY),
-    (r"(malloc|free|realloc|calloc|cfree|_int_(malloc|free|realloc)|tcache_|"
-     r"malloc_consolidate|unlink_chunk)\b", MEMORY),
-    # -- the async runtime and system calls' user side
+    (r"(malloc|free|realloc|calloc|cfree|_int_(malloc|free|realloc)|tcache_\w+|sysmalloc"
+     r"|malloc_consolidate|unlink_chunk|alloc_perturb)\b", MEMORY),
+    # -- the async runtime
     (r"(tokio|tokio_util|mio|parking_lot|parking_lot_core|lock_api|futures|futures_util"
      r"|futures_core|futures_channel|futures_task|async_stream|pin_project_lite"
      r"|arc_swap|socket2)::", RUNTIME),
     (r"std::(sys|sync|thread|io|net|time|panicking|rt)\b", RUNTIME),
-    (r"(__libc_\w+|__GI_\w+|epoll_\w+|syscall|pthread_\w+|__pthread_\w+|sched_yield"
-     r"|clock_gettime|__clock_gettime\w*|__vdso_\w+|writev|__writev|send|__send|recv"
-     r"|__recv|recvfrom|sendto|read|__read|write|__write|__futex\w*|futex\w*|getpid)$",
-     RUNTIME),
+    # -- generic code: the standard library's containers, strings, hashing,
+    # iterators and futures, small utility crates, libm
+    (r"(core|alloc|std|hashbrown|foldhash|indexmap|hashlink|smallvec|slab|memchr"
+     r"|percent_encoding|itoa|ryu|zmij|rand|rand_core|rand_chacha|getrandom|uuid|hex|base64"
+     r"|either|once_cell|event_listener|event_listener_strategy|async_lock"
+     r"|futures_executor)::", CALLERS),
+    # -- libc and libm (system calls' user side, locks, strings, maths) and
+    # the compiler's helpers: C functions without a crate path
+    (r"[\w.]+$", CALLERS),
+]
+
+# C code compiled into the gateway whose functions have no common prefix
+# (SQLite's internal `balance_nonroot`, `yy_reduce`): known by their source file.
+SOURCE_RULES = [
+    (r".*/sqlite3\.c$", USAGE),
+    (r".*/mimalloc/", MEMORY),
 ]
 
 COMPILED = [(re.compile(pattern), component) for pattern, component in RULES]
+COMPILED_SOURCES = [(re.compile(pattern), component) for pattern, component in SOURCE_RULES]
 
 
 def subject(symbol):
@@ -153,7 +171,7 @@ def subject(symbol):
             s = s[1:]
         elif s.startswith("&mut "):
             s = s[len("&mut "):]
-        elif s.startswith(("&", "*")):
+        elif s.startswith(("&", "*", "[")):
             s = s[1:]
         elif s.startswith(("const ", "mut ", "dyn ")):
             s = s.split(" ", 1)[1]
@@ -169,10 +187,14 @@ def trait_of(symbol):
     return subject(symbol.split(" as ", 1)[1])
 
 
-def classify(symbol):
+def classify(symbol, source=""):
     """The component of a function, by its symbol: the type it belongs to,
     or when no rule knows that type (`<&T as core::fmt::Display>::fmt`),
-    the trait it implements."""
+    the trait it implements; a C function without a known prefix by its
+    source file."""
+    for pattern, component in COMPILED_SOURCES:
+        if pattern.match(source):
+            return component
     for s in (subject(symbol), trait_of(symbol)):
         if s is None:
             continue
@@ -184,19 +206,19 @@ def classify(symbol):
 
 LINE = re.compile(r"^\s*([\d,]+)\s+(<|\*)?\s*(.*)$")
 OBJECT = re.compile(r" \[[^\[\]]*\]$")
-CALLS = re.compile(r" \(\d+x\)$")
+CALLS = re.compile(r" \(([\d,]+)x\)(?=( \[[^\[\]]*\])?$)")
 
 
 class Profile:
     """One callgrind output file: each function's self cost (its own
-    instructions, not those of what it calls), who calls it at what
-    inclusive cost, and the program total."""
+    instructions, not those of what it calls), who calls it how often, and
+    the program total."""
 
     def __init__(self, out_file):
         text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100",
                                "--inclusive=no", "--show-percs=no", "--tree=caller", out_file],
                               capture_output=True, text=True, check=True).stdout
-        self.costs, self.callers, self.total = {}, {}, None
+        self.costs, self.sources, self.callers, self.total = {}, {}, {}, None
         calling = {}
         for line in text.splitlines():
             m = LINE.match(line)
@@ -206,12 +228,18 @@ class Profile:
             if where == "PROGRAM TOTALS":
                 self.total = cost
             elif mark == "<":
-                caller = function_of(where)
-                calling[caller] = calling.get(caller, 0) + cost
+                # weighed by calls, not by their inclusive cost: the cost of
+                # a call says more about what the caller gets done than
+                # about this function's share of it
+                count = CALLS.search(where)
+                caller, _source = function_of(where)
+                calls = int(count.group(1).replace(",", "")) if count else 1
+                calling[caller] = calling.get(caller, 0) + calls
             else:
                 # the function the `<` lines above were callers of
-                function = function_of(where)
+                function, source = function_of(where)
                 self.costs[function] = self.costs.get(function, 0) + cost
+                self.sources.setdefault(function, source)  # its costliest file
                 into = self.callers.setdefault(function, {})
                 for caller, c in calling.items():
                     into[caller] = into.get(caller, 0) + c
@@ -220,22 +248,18 @@ class Profile:
             raise SystemExit(f"no PROGRAM TOTALS in {out_file}")
         self.shares = {}
 
-    def components(self):
-        """{component: instructions}: each function's self cost to its
-        component, or, for a function RULES charge to its callers, split
-        among its callers' components in proportion to what their calls
-        cost."""
-        out = dict.fromkeys(COMPONENTS, 0.0)
-        for function, cost in self.costs.items():
-            for component, part in self.shares_of(function, set()).items():
-                out[component] += cost * part
-        return out
+    def charged(self):
+        """{function: {component: instructions}}: each function's self cost
+        to its component, or, for a function RULES charge to its callers,
+        split among its callers' components in proportion to their calls."""
+        return {function: {c: cost * part for c, part in self.shares_of(function, set()).items()}
+                for function, cost in self.costs.items()}
 
     def shares_of(self, function, visiting):
         """{component: fraction} of one function's self cost."""
         if function in self.shares:
             return self.shares[function]
-        component = classify(function)
+        component = classify(function, self.sources.get(function, ""))
         if component != CALLERS:
             return {component: 1.0}
         visiting.add(function)
@@ -253,31 +277,45 @@ class Profile:
 
 
 def function_of(where):
-    """`file:function (Nx) [object]` -> the function. A function without a
-    symbol (`0x...`) keeps its object's name, the only hint left."""
+    """`file:function (Nx) [object]` -> (function, file). A function
+    without a symbol (`0x...`) keeps its object's name, the only hint left;
+    a C function loses its symbol version (`pthread_mutex_lock@@GLIBC_2.2.5`)."""
     obj = OBJECT.search(where)
     name = CALLS.sub("", where[:obj.start()] if obj else where)
-    function = name.split(":", 1)[1] if ":" in name else name
+    source, function = name.split(":", 1) if ":" in name else ("", name)
     if function.startswith("0x") and obj:
         function = f"{function} {os.path.basename(obj.group(0).strip(' []'))}"
-    return function
+    elif "@" in function and "::" not in function:
+        function = function.split("@", 1)[0]
+    return function, source
 
 
-def per_request(few_file, many_file):
-    """({component: instructions per request}, {function: self instructions
-    per request}, total per request) of a scenario's two callgrind files."""
-    few, many = Profile(few_file), Profile(many_file)
-    runs = MANY - FEW
-    functions = {f: (many.costs.get(f, 0) - few.costs.get(f, 0)) / runs
-                 for f in set(few.costs) | set(many.costs)}
-    few_parts, many_parts = few.components(), many.components()
-    components = {c: (many_parts[c] - few_parts[c]) / runs for c in COMPONENTS}
-    total = (many.total - few.total) / runs
-    if abs(sum(components.values()) - total) > 1:
-        # every function is listed at --threshold=100: they add up to the total
-        print(f"warning: {many_file}: the functions add up to {sum(components.values()):,.0f} "
-              f"per request, the total is {total:,.0f}", file=sys.stderr)
-    return components, functions, total
+class Split:
+    """One scenario's instructions per request: `components` {component:
+    instructions}, `parts` {function: {component: instructions}}, `total`,
+    and `via_callers`, the functions charged to their callers."""
+
+    def __init__(self, few_file, many_file):
+        few, many = Profile(few_file), Profile(many_file)
+        runs = MANY - FEW
+        few_parts, many_parts = few.charged(), many.charged()
+        self.parts = {}
+        for function in set(few_parts) | set(many_parts):
+            before, after = few_parts.get(function, {}), many_parts.get(function, {})
+            self.parts[function] = {c: (after.get(c, 0) - before.get(c, 0)) / runs
+                                    for c in set(before) | set(after)}
+        self.components = dict.fromkeys(COMPONENTS, 0.0)
+        for part in self.parts.values():
+            for c, cost in part.items():
+                self.components[c] += cost
+        self.total = (many.total - few.total) / runs
+        self.via_callers = {f for f in self.parts
+                            if classify(f, many.sources.get(f, few.sources.get(f, ""))) == CALLERS}
+        if abs(sum(self.components.values()) - self.total) > 1:
+            # every function is listed at --threshold=100: they add up to the total
+            print(f"warning: {many_file}: the functions add up to "
+                  f"{sum(self.components.values()):,.0f} per request, the total is "
+                  f"{self.total:,.0f}", file=sys.stderr)
 
 
 def files_of(directory, scenario):
@@ -296,17 +334,17 @@ def scenarios_in(directory):
 
 def measure(directory, scenarios):
     """{scenario: per_request(...)} for the files kept in `directory`."""
-    return {s: per_request(*files_of(directory, s)) for s in scenarios}
+    return {s: Split(*files_of(directory, s)) for s in scenarios}
 
 
 def share(part, total):
     return f"{part / total * 100:.1f} %" if total else ""
 
 
-def used_rows(results):
-    """The components that count in at least one result: a row of zeros
+def used_rows(splits):
+    """The components that count in at least one split: a row of zeros
     everywhere says nothing."""
-    return [c for c in COMPONENTS if any(round(r[0][c]) for r in results)]
+    return [c for c in COMPONENTS if any(round(s.components[c]) for s in splits)]
 
 
 def table(measured):
@@ -316,10 +354,10 @@ def table(measured):
     lines = ["| Component | " + " | ".join(f"`{n}` | share" for n in names) + " |",
              "|---|" + "--:|--:|" * len(names)]
     for c in used_rows(measured.values()):
-        cells = [f"{measured[n][0][c]:,.0f} | {share(measured[n][0][c], measured[n][2])}"
-                 for n in names]
+        cells = [f"{measured[n].components[c]:,.0f} | "
+                 f"{share(measured[n].components[c], measured[n].total)}" for n in names]
         lines.append(f"| {c} | " + " | ".join(cells) + " |")
-    lines.append("| **total** | " + " | ".join(f"**{measured[n][2]:,.0f}** | 100 %"
+    lines.append("| **total** | " + " | ".join(f"**{measured[n].total:,.0f}** | 100 %"
                                              for n in names) + " |")
     return "\n".join(lines)
 
@@ -336,27 +374,28 @@ def cmp_table(before, after):
     names = [n for n in before if n in after]
     lines = ["| Component | " + " | ".join(f"`{n}` before | after | change" for n in names)
              + " |", "|---|" + "--:|--:|--:|" * len(names)]
-    results = [before[n] for n in names] + [after[n] for n in names]
-    for c in used_rows(results):
-        cells = [f"{before[n][0][c]:,.0f} | {after[n][0][c]:,.0f} | "
-                 f"{after[n][0][c] - before[n][0][c]:+,.0f}" for n in names]
+    for c in used_rows([before[n] for n in names] + [after[n] for n in names]):
+        cells = [f"{before[n].components[c]:,.0f} | {after[n].components[c]:,.0f} | "
+                 f"{after[n].components[c] - before[n].components[c]:+,.0f}" for n in names]
         lines.append(f"| {c} | " + " | ".join(cells) + " |")
-    cells = [f"**{before[n][2]:,.0f}** | **{after[n][2]:,.0f}** | "
-             f"**{change(before[n][2], after[n][2])}**" for n in names]
+    cells = [f"**{before[n].total:,.0f}** | **{after[n].total:,.0f}** | "
+             f"**{change(before[n].total, after[n].total)}**" for n in names]
     lines.append("| **total** | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
 def biggest(measured, component, count):
-    """The `count` costliest functions of `component` per scenario: where
-    to look when its row is large, or which rule "other" is missing."""
+    """The `count` functions that charge `component` most, per scenario:
+    where to look when its row is large, or which rule "other" is missing.
+    `*`: charged through its callers."""
     out = []
-    for name, (_components, functions, total) in measured.items():
-        out.append(f"\n{component} in {name} (instructions per request, share):")
-        ranked = sorted((f for f in functions if classify(f) == component),
-                        key=lambda f: -functions[f])
-        for f in ranked[:count]:
-            out.append(f"{functions[f]:10,.0f} {share(functions[f], total):>8}  {f}")
+    for name, split in measured.items():
+        out.append(f"\n{component} in {name} (instructions per request, share; "
+                   f"* through its callers):")
+        cost = {f: part.get(component, 0) for f, part in split.parts.items()}
+        for f in sorted((f for f in cost if cost[f]), key=lambda f: -cost[f])[:count]:
+            mark = "*" if f in split.via_callers else " "
+            out.append(f"{cost[f]:10,.0f} {share(cost[f], split.total):>8} {mark} {f}")
     return "\n".join(out)
 
 
