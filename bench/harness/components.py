@@ -1,22 +1,25 @@
 """Instructions per request by component, from the callgrind files that
 `bench/instructions.sh --keep DIR` leaves (docs/benchmarks.md,
-"Instructions per request by component").
+"Instructions per request", "By component").
 
     python3 -m harness.components DIR [SCENARIO ...]
     python3 -m harness.components --cmp DIR_BEFORE DIR_AFTER [SCENARIO ...]
-    python3 -m harness.components --other 30 DIR [SCENARIO ...]
+    python3 -m harness.components --top 30 [--row COMPONENT] DIR [SCENARIO ...]
 
 Each function's self cost (`callgrind_annotate --inclusive=no`) goes to one
-component, chosen by its symbol through RULES, first match wins; what no
-rule matches is "other". A component's figure per request is, like the
-total's, (its count at 1,200 requests - its count at 200) / 1,000, so the
-rows add up to the total of `bench/instructions.sh`.
+component, chosen by its symbol through RULES, first match wins; code that
+is no component's own (the standard library's containers, what hyper's
+server and client share, libc) is split among the components of its
+callers, in proportion to their calls; what nothing claims is "other". A
+component's figure per request is, like the total's, (its count at 1,200
+requests - its count at 200) / 1,000, so the rows add up to the total of
+`bench/instructions.sh`.
 
-Self cost charges a function to the library it belongs to, not to the step
-of the gateway that called it: `serde_json` reading the upstream's answer
+Self cost charges a library's function to the library, not to the step of
+the gateway that called it: `serde_json` reading the upstream's answer
 lands in "parse" with the client's body, a `memcpy` anywhere in "memory",
-`core::fmt` wherever it formats in "fmt". The rows name libraries and
-modules, not steps of a request.
+`core::fmt` wherever it formats in "fmt". The rows name code, not steps of
+a request.
 """
 
 import argparse
@@ -43,9 +46,10 @@ TELEMETRY = "telemetry"
 RUNTIME = "runtime"
 MEMORY = "memory"
 OTHER = "other"
-# Not per-request work: quanta (moka's clock) calibrates itself at start-up
-# for a fixed time, so its count differs between the two runs and leaks
-# into the difference, by up to a few thousand a request either way.
+# Not per-request work: quanta (the clock of the metrics exporter)
+# calibrates itself at start-up for a fixed time, so its count differs
+# between the two runs and leaks into the difference, by up to a few
+# thousand a request either way.
 CALIBRATION = "start-up clock calibration"
 # Not a row: a function so generic (a hash map's probe, an `Arc`'s drop)
 # that its cost belongs to whoever calls it.
@@ -108,15 +112,15 @@ RULES = [
     (r"serde(_core)?::", PARSE),
     (r"crc32fast::", DECODE),
     # -- auth: the key's hash and the caches of keys and credentials
-    (r"quanta::Calibration\b", CALIBRATION),
-    (r"(sha2|subtle|digest|moka|quanta|crossbeam_\w+|tagptr)::", AUTH),
+    (r"(sha2|subtle|digest|moka|crossbeam_\w+|tagptr)::", AUTH),
     # -- usage rows in SQLite
     (r"(sqlx|sqlx_core|sqlx_sqlite|libsqlite3_sys|flume|futures_intrusive)::", USAGE),
     (r"sqlite3", USAGE),
     # -- limits, guardrails, metrics
+    (r"quanta::Calibration\b", CALIBRATION),
     (r"(redis|combine)::", LIMITS),
     (r"(rules|cel|cel_interpreter|cel_parser)::", GUARDRAILS),
-    (r"(metrics|metrics_exporter_prometheus|metrics_util)::", TELEMETRY),
+    (r"(metrics|metrics_exporter_prometheus|metrics_util|quanta)::", TELEMETRY),
     # -- logging
     (r"(tracing|tracing_core|tracing_subscriber|tracing_log|sharded_slab|thread_local"
      r"|nu_ansi_term)::", LOGGING),
@@ -131,13 +135,13 @@ RULES = [
     (r"(malloc|free|realloc|calloc|cfree|_int_(malloc|free|realloc)|tcache_\w+|sysmalloc"
      r"|malloc_consolidate|unlink_chunk|alloc_perturb)\b", MEMORY),
     # -- the async runtime
-    (r"(tokio|tokio_util|mio|parking_lot|parking_lot_core|lock_api|futures|futures_util"
-     r"|futures_core|futures_channel|futures_task|async_stream|pin_project_lite"
-     r"|arc_swap|socket2)::", RUNTIME),
-    (r"std::(sys|sync|thread|io|net|time|panicking|rt)\b", RUNTIME),
+    (r"(tokio|tokio_util|mio|futures|futures_util|futures_core|futures_channel|futures_task"
+     r"|async_stream|pin_project_lite|arc_swap|socket2)::", RUNTIME),
+    (r"std::(sys|io|net|time|panicking|rt|thread::(spawn|park|Thread))\b", RUNTIME),
     # -- generic code: the standard library's containers, strings, hashing,
-    # iterators and futures, small utility crates, libm
-    (r"(core|alloc|std|hashbrown|foldhash|indexmap|hashlink|smallvec|slab|memchr"
+    # iterators, locks, thread-locals and futures, small utility crates
+    (r"(core|alloc|std|parking_lot|parking_lot_core|lock_api|hashbrown|foldhash|indexmap"
+     r"|hashlink|smallvec|slab|memchr"
      r"|percent_encoding|itoa|ryu|zmij|rand|rand_core|rand_chacha|getrandom|uuid|hex|base64"
      r"|either|once_cell|event_listener|event_listener_strategy|async_lock"
      r"|futures_executor)::", CALLERS),
@@ -264,11 +268,11 @@ class Profile:
             return {component: 1.0}
         visiting.add(function)
         weights = {}
-        for caller, cost in self.callers.get(function, {}).items():
+        for caller, calls in self.callers.get(function, {}).items():
             if caller in visiting:  # recursion: the outer call decides
                 continue
             for c, part in self.shares_of(caller, visiting).items():
-                weights[c] = weights.get(c, 0) + cost * part
+                weights[c] = weights.get(c, 0) + calls * part
         visiting.discard(function)
         whole = sum(weights.values())
         shares = {c: w / whole for c, w in weights.items()} if whole else {OTHER: 1.0}
@@ -333,7 +337,7 @@ def scenarios_in(directory):
 
 
 def measure(directory, scenarios):
-    """{scenario: per_request(...)} for the files kept in `directory`."""
+    """{scenario: Split} for the files kept in `directory`."""
     return {s: Split(*files_of(directory, s)) for s in scenarios}
 
 
@@ -342,9 +346,10 @@ def share(part, total):
 
 
 def used_rows(splits):
-    """The components that count in at least one split: a row of zeros
-    everywhere says nothing."""
-    return [c for c in COMPONENTS if any(round(s.components[c]) for s in splits)]
+    """The components that count in at least one split (a row of zeros
+    everywhere says nothing), and "other" always: it shows what the rules miss."""
+    return [c for c in COMPONENTS
+            if c == OTHER or any(round(s.components[c]) for s in splits)]
 
 
 def table(measured):
@@ -406,10 +411,10 @@ def main():
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all in the folder)")
     ap.add_argument("--cmp", nargs=2, metavar=("DIR_BEFORE", "DIR_AFTER"),
                     help="compare two folders (then DIR is not given)")
-    ap.add_argument("--other", type=int, metavar="N", default=0,
-                    help="also list the N costliest functions no rule matches")
-    ap.add_argument("--list", metavar="COMPONENT",
-                    help="with --other: list that component's functions instead")
+    ap.add_argument("--top", type=int, metavar="N", default=0,
+                    help="also list the N functions that charge a row most")
+    ap.add_argument("--row", metavar="COMPONENT", default=OTHER,
+                    help=f"the row --top lists (default: {OTHER}, what the rules miss)")
     args = ap.parse_args()
     if args.cmp:
         if args.dir:
@@ -428,8 +433,10 @@ def main():
             raise SystemExit(f"no callgrind.<scenario>.{FEW}/{MANY} pairs in {args.dir}")
         measured = measure(args.dir, names)
         print(table(measured))
-    if args.other:
-        print(biggest(measured, args.list or OTHER, args.other))
+    if args.row not in COMPONENTS:
+        ap.error(f"--row: one of {', '.join(COMPONENTS)}")
+    if args.top:
+        print(biggest(measured, args.row, args.top))
     return 0
 
 
