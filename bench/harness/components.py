@@ -5,6 +5,7 @@
     python3 -m harness.components DIR [SCENARIO ...]
     python3 -m harness.components --cmp DIR_BEFORE DIR_AFTER [SCENARIO ...]
     python3 -m harness.components --top 30 [--row COMPONENT] DIR [SCENARIO ...]
+    python3 -m harness.components --unsplit DIR [SCENARIO ...]
 
 Each function's self cost (`callgrind_annotate --inclusive=no`) goes to one
 component, chosen by its symbol through RULES, first match wins; code that
@@ -52,12 +53,16 @@ OTHER = "other"
 # thousand a request either way.
 CALIBRATION = "start-up clock calibration"
 # Not a row: a function so generic (a hash map's probe, an `Arc`'s drop)
-# that its cost belongs to whoever calls it.
+# that its cost belongs to whoever calls it...
 CALLERS = "its callers"
+# ... unless asked not to split such functions (`--unsplit`): then they are
+# this row.
+GENERIC = "generic and shared code"
 
 # The table's rows, in this order.
 COMPONENTS = [SERVER, AUTH, PARSE, CONVERT, UPSTREAM, DECODE, ENCODE, LOGGING, FMT,
-              USAGE, LIMITS, GUARDRAILS, TELEMETRY, RUNTIME, MEMORY, CALIBRATION, OTHER]
+              USAGE, LIMITS, GUARDRAILS, TELEMETRY, RUNTIME, MEMORY, CALIBRATION, GENERIC,
+              OTHER]
 
 # (pattern, component): the first pattern that matches the start of a
 # function's subject (see `subject`) decides. Rust symbols are demangled
@@ -218,7 +223,8 @@ class Profile:
     instructions, not those of what it calls), who calls it how often, and
     the program total."""
 
-    def __init__(self, out_file):
+    def __init__(self, out_file, split_generic=True):
+        self.split_generic = split_generic
         text = subprocess.run(["callgrind_annotate", "--auto=no", "--threshold=100",
                                "--inclusive=no", "--show-percs=no", "--tree=caller", out_file],
                               capture_output=True, text=True, check=True).stdout
@@ -266,6 +272,8 @@ class Profile:
         component = classify(function, self.sources.get(function, ""))
         if component != CALLERS:
             return {component: 1.0}
+        if not self.split_generic:
+            return {GENERIC: 1.0}
         visiting.add(function)
         weights = {}
         for caller, calls in self.callers.get(function, {}).items():
@@ -299,8 +307,8 @@ class Split:
     instructions}, `parts` {function: {component: instructions}}, `total`,
     and `via_callers`, the functions charged to their callers."""
 
-    def __init__(self, few_file, many_file):
-        few, many = Profile(few_file), Profile(many_file)
+    def __init__(self, few_file, many_file, split_generic=True):
+        few, many = Profile(few_file, split_generic), Profile(many_file, split_generic)
         runs = MANY - FEW
         few_parts, many_parts = few.charged(), many.charged()
         self.parts = {}
@@ -336,9 +344,9 @@ def scenarios_in(directory):
     return found
 
 
-def measure(directory, scenarios):
+def measure(directory, scenarios, split_generic=True):
     """{scenario: Split} for the files kept in `directory`."""
-    return {s: Split(*files_of(directory, s)) for s in scenarios}
+    return {s: Split(*files_of(directory, s), split_generic) for s in scenarios}
 
 
 def share(part, total):
@@ -392,11 +400,12 @@ def cmp_table(before, after):
 def biggest(measured, component, count):
     """The `count` functions that charge `component` most, per scenario:
     where to look when its row is large, or which rule "other" is missing.
-    `*`: charged through its callers."""
+    `*`: generic or shared code, charged through its callers (unless
+    `--unsplit`)."""
     out = []
     for name, split in measured.items():
         out.append(f"\n{component} in {name} (instructions per request, share; "
-                   f"* through its callers):")
+                   f"* generic or shared code):")
         cost = {f: part.get(component, 0) for f, part in split.parts.items()}
         for f in sorted((f for f in cost if cost[f]), key=lambda f: -cost[f])[:count]:
             mark = "*" if f in split.via_callers else " "
@@ -411,6 +420,9 @@ def main():
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all in the folder)")
     ap.add_argument("--cmp", nargs=2, metavar=("DIR_BEFORE", "DIR_AFTER"),
                     help="compare two folders (then DIR is not given)")
+    ap.add_argument("--unsplit", action="store_true",
+                    help=f"self cost only: generic and shared code in a row of its own "
+                         f"('{GENERIC}') instead of split among its callers")
     ap.add_argument("--top", type=int, metavar="N", default=0,
                     help="also list the N functions that charge a row most")
     ap.add_argument("--row", metavar="COMPONENT", default=OTHER,
@@ -422,7 +434,8 @@ def main():
         before_dir, after_dir = args.cmp
         names = args.scenarios or [s for s in scenarios_in(before_dir)
                                    if s in scenarios_in(after_dir)]
-        before, after = measure(before_dir, names), measure(after_dir, names)
+        before = measure(before_dir, names, not args.unsplit)
+        after = measure(after_dir, names, not args.unsplit)
         print(cmp_table(before, after))
         measured = after
     else:
@@ -431,7 +444,7 @@ def main():
         names = args.scenarios or scenarios_in(args.dir)
         if not names:
             raise SystemExit(f"no callgrind.<scenario>.{FEW}/{MANY} pairs in {args.dir}")
-        measured = measure(args.dir, names)
+        measured = measure(args.dir, names, not args.unsplit)
         print(table(measured))
     if args.row not in COMPONENTS:
         ap.error(f"--row: one of {', '.join(COMPONENTS)}")
