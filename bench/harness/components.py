@@ -75,7 +75,7 @@ COMPONENTS = [SERVER, AUTH, PARSE, CONVERT, UPSTREAM, DECODE, ENCODE, LOGGING, F
 RULES = [
     # -- the gateway's own modules (crates/gateway/src)
     (r"gateway::server::client_auth", AUTH),
-    (r"gateway::(server|routes|state|error|cli|config|main)\b", SERVER),
+    (r"gateway::(server|serve|routes|state|error|cli|config|main)\b", SERVER),
     (r"gateway::(auth|crypto)\b", AUTH),
     (r"gateway::body\b", PARSE),
     (r"gateway::pipeline::respond\b", ENCODE),
@@ -180,7 +180,7 @@ def subject(symbol):
             s = s[1:]
         elif s.startswith("&mut "):
             s = s[len("&mut "):]
-        elif s.startswith(("&", "*", "[")):
+        elif s.startswith(("&", "*", "[", "(")):
             s = s[1:]
         elif s.startswith(("const ", "mut ", "dyn ")):
             s = s.split(" ", 1)[1]
@@ -241,9 +241,9 @@ class Profile:
                 # weighed by calls, not by their inclusive cost: the cost of
                 # a call says more about what the caller gets done than
                 # about this function's share of it
-                count = CALLS.search(where)
+                times = CALLS.search(where)
                 caller, _source = function_of(where)
-                calls = int(count.group(1).replace(",", "")) if count else 1
+                calls = int(times.group(1).replace(",", "")) if times else 1
                 calling[caller] = calling.get(caller, 0) + calls
             else:
                 # the function the `<` lines above were callers of
@@ -349,8 +349,16 @@ def measure(directory, scenarios, split_generic=True):
     return {s: Split(*files_of(directory, s), split_generic) for s in scenarios}
 
 
+def count(v, sign=""):
+    """An instruction count, whole (no "-0" for a rounding error below one)."""
+    return f"{round(v) + 0:{sign},d}"
+
+
 def share(part, total):
-    return f"{part / total * 100:.1f} %" if total else ""
+    if not total:
+        return ""
+    pct = round(part / total * 100, 1) + 0.0
+    return f"{pct:.1f} %"
 
 
 def used_rows(splits):
@@ -367,10 +375,10 @@ def table(measured):
     lines = ["| Component | " + " | ".join(f"`{n}` | share" for n in names) + " |",
              "|---|" + "--:|--:|" * len(names)]
     for c in used_rows(measured.values()):
-        cells = [f"{measured[n].components[c]:,.0f} | "
+        cells = [f"{count(measured[n].components[c])} | "
                  f"{share(measured[n].components[c], measured[n].total)}" for n in names]
         lines.append(f"| {c} | " + " | ".join(cells) + " |")
-    lines.append("| **total** | " + " | ".join(f"**{measured[n].total:,.0f}** | 100 %"
+    lines.append("| **total** | " + " | ".join(f"**{count(measured[n].total)}** | 100 %"
                                              for n in names) + " |")
     return "\n".join(lines)
 
@@ -388,17 +396,18 @@ def cmp_table(before, after):
     lines = ["| Component | " + " | ".join(f"`{n}` before | after | change" for n in names)
              + " |", "|---|" + "--:|--:|--:|" * len(names)]
     for c in used_rows([before[n] for n in names] + [after[n] for n in names]):
-        cells = [f"{before[n].components[c]:,.0f} | {after[n].components[c]:,.0f} | "
-                 f"{after[n].components[c] - before[n].components[c]:+,.0f}" for n in names]
+        cells = [f"{count(before[n].components[c])} | {count(after[n].components[c])} | "
+                 f"{count(after[n].components[c] - before[n].components[c], '+')}"
+                 for n in names]
         lines.append(f"| {c} | " + " | ".join(cells) + " |")
-    cells = [f"**{before[n].total:,.0f}** | **{after[n].total:,.0f}** | "
+    cells = [f"**{count(before[n].total)}** | **{count(after[n].total)}** | "
              f"**{change(before[n].total, after[n].total)}**" for n in names]
     lines.append("| **total** | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
 
-def biggest(measured, component, count):
-    """The `count` functions that charge `component` most, per scenario:
+def biggest(measured, component, n):
+    """The `n` functions that charge `component` most, per scenario:
     where to look when its row is large, or which rule "other" is missing.
     `*`: generic or shared code, charged through its callers (unless
     `--unsplit`)."""
@@ -407,9 +416,9 @@ def biggest(measured, component, count):
         out.append(f"\n{component} in {name} (instructions per request, share; "
                    f"* generic or shared code):")
         cost = {f: part.get(component, 0) for f, part in split.parts.items()}
-        for f in sorted((f for f in cost if cost[f]), key=lambda f: -cost[f])[:count]:
+        for f in sorted((f for f in cost if cost[f]), key=lambda f: -cost[f])[:n]:
             mark = "*" if f in split.via_callers else " "
-            out.append(f"{cost[f]:10,.0f} {share(cost[f], split.total):>8} {mark} {f}")
+            out.append(f"{count(cost[f]):>10} {share(cost[f], split.total):>8} {mark} {f}")
     return "\n".join(out)
 
 
