@@ -14,6 +14,11 @@
 #                                           full deployment with a key whose budget
 #                                           and rate limits are checked (never reached)
 #                                           in that Redis
+#   bench/instructions.sh --components [--keep DIR] [...]   then each scenario's
+#                                           figure by component (server, auth, parse,
+#                                           convert, upstream client, ...); DIR keeps the
+#                                           callgrind files for `python3 -m
+#                                           harness.components DIR` (run in bench/)
 #
 # Each scenario runs the release gateway under callgrind twice, serving 200
 # and 1,200 requests on 16 kept-alive connections (proxy mode, LOG_LEVEL=info

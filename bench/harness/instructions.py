@@ -13,6 +13,8 @@ so full mode's cost per request is a figure this shared machine cannot blur.
 never reaches, counted in that Redis: what enforcing limits costs.
 `--full --guarded` turns guardrails on with one rule that matches no
 request: what evaluating rules costs when none applies.
+`--components` then splits each scenario's figure by component
+(`components`: server, auth, parse, convert, upstream client, ...).
 """
 
 import argparse
@@ -26,7 +28,7 @@ import threading
 from urllib.parse import urlsplit
 
 from . import __main__ as bench
-from . import fullmode, procs, scenarios
+from . import components, fullmode, procs, scenarios
 
 CONNECTIONS = 16
 FEW, MANY = 200, 1200
@@ -136,6 +138,9 @@ def main():
     ap.add_argument("--guarded", action="store_true",
                     help="with --full: guardrails on, with a rule that matches no request "
                          "(the cost of evaluating it)")
+    ap.add_argument("--components", action="store_true",
+                    help="then print each scenario's instructions per request by component "
+                         "(harness.components; the callgrind files go to --keep DIR if given)")
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = ap.parse_args()
     known = {s.name: s for s in scenarios.primary_scenarios()
@@ -145,6 +150,7 @@ def main():
     if unknown:
         raise SystemExit(f"unknown scenarios {unknown}; known: {', '.join(known)}")
     with tempfile.TemporaryDirectory(prefix="gateway-instructions-") as rundir:
+        kept = args.keep or (os.path.join(rundir, "kept") if args.components else None)
         sim, sim_base, oidc_base = bench.start_sim(args, procs.Cores(), rundir)
         try:
             print(f"{'scenario':32} instructions/request", flush=True)
@@ -153,10 +159,13 @@ def main():
                 few = count(args, rundir, sim_base, oidc_base, spec, FEW)
                 many = count(args, rundir, sim_base, oidc_base, spec, MANY)
                 print(f"{name:32} {(many - few) // (MANY - FEW)}", flush=True)
-                if args.keep:
-                    keep(rundir, args.keep, name)
+                if kept:
+                    keep(rundir, kept, name)
         finally:
             sim.stop()
+        if args.components:
+            print()
+            print(components.table(components.measure(kept, names)), flush=True)
     return 0
 
 
