@@ -200,7 +200,9 @@ impl AppState {
         let Some(store) = &self.0.store else {
             return Ok(true);
         };
-        let done = store.users().has_admin().await?;
+        // Boxed: this read happens only until setup is done, and inline it
+        // would size the future of every `/v1` request's middleware.
+        let done = Box::pin(store.users().has_admin()).await?;
         if done {
             self.0.setup_complete.store(true, Ordering::Release);
         }

@@ -241,7 +241,9 @@ impl KeyCache {
         }
         telemetry::meters().cache_lookup(CacheName::ApiKey, false);
         let epoch = self.inner.epoch.load(Ordering::SeqCst);
-        match store.api_keys().find_by_hash(&hash.to_hex()).await? {
+        // Boxed: a miss is rare, and the store's future inline would size
+        // (and be copied with) every request's authentication future.
+        match Box::pin(store.api_keys().find_by_hash(&hash.to_hex())).await? {
             Some(found) => {
                 let key = CachedKey::from(found);
                 self.inner.found.insert(hash, key.clone());

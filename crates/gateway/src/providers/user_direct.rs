@@ -162,6 +162,13 @@ impl UserDirect {
             return Ok(found);
         }
         telemetry::meters().cache_lookup(CacheName::Credentials, false);
+        // Boxed: a miss is rare, and its store reads inline would size the
+        // future of every request that asks for the list.
+        Box::pin(self.load(store, user)).await
+    }
+
+    /// Build the list of `user` from the store and cache it.
+    async fn load(&self, store: &Store, user: UserId) -> Result<Providers, GatewayError> {
         let accounts = store.provider_accounts();
         let mut usable = accounts.usable(user).await?;
         usable.extend(accounts.usable_pool().await?);

@@ -62,20 +62,22 @@ pub(crate) async fn require_user_key(
     next: Next,
 ) -> Result<Response, GatewayError> {
     let store = app.store()?;
-    let hashes: Vec<Option<ApiKeyHash>> = presented_keys(request.headers())
-        .map(|k| keys::well_formed(k).then(|| ApiKeyHash::of(k)))
-        .collect();
+    let mut presented = false;
     let mut found = None;
-    for hash in hashes.iter().flatten() {
-        found = app.key_cache().lookup(store, *hash).await?;
+    for key in presented_keys(request.headers()) {
+        presented = true;
+        if !keys::well_formed(key) {
+            continue;
+        }
+        found = app.key_cache().lookup(store, ApiKeyHash::of(key)).await?;
         if found.is_some() {
             break;
         }
     }
-    let key = match (hashes.is_empty(), found) {
+    let key = match (presented, found) {
         (_, Some(key)) => key,
-        (true, None) => return Err(GatewayError::Auth(AuthFailure::MissingKey)),
-        (false, None) => return Err(GatewayError::Auth(AuthFailure::InvalidKey)),
+        (false, None) => return Err(GatewayError::Auth(AuthFailure::MissingKey)),
+        (true, None) => return Err(GatewayError::Auth(AuthFailure::InvalidKey)),
     };
     if key.expired(crate::store::clock::now()) {
         return Err(GatewayError::Auth(AuthFailure::ExpiredKey));
@@ -89,7 +91,8 @@ pub(crate) async fn require_user_key(
         if !chat {
             // Other /v1 calls count as requests; a chat call is admitted
             // by its handler, which knows its token estimate.
-            match app.limiter().admit(store, owner, &limits, 0, false).await {
+            // Boxed: only a limited key's non-chat calls get here.
+            match Box::pin(app.limiter().admit(store, owner, &limits, 0, false)).await {
                 Ok(admission) => ticket.admitted(admission.headers, None),
                 Err(refusal) => {
                     let mut response = refusal.error.into_response();

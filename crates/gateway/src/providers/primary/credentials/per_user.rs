@@ -362,6 +362,18 @@ impl UserTokens {
             telemetry::meters().cache_lookup(CacheName::Credentials, true);
             return Ok(found);
         }
+        // Boxed: a miss is rare, and its store read inline would size the
+        // future of every `primary` request.
+        Box::pin(self.load(store, user)).await
+    }
+
+    /// Load the source of `user` from the store (one load per user at a
+    /// time) and cache it.
+    async fn load(
+        &self,
+        store: &Store,
+        user: UserId,
+    ) -> Result<Option<Arc<UserSource>>, GatewayError> {
         let stripe = usize::from(user.0.as_bytes()[15]) % LOAD_STRIPES;
         let _loading = self.loading[stripe].lock().await;
         if let Some(found) = self.cache.get(&user) {
