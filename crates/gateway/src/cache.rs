@@ -13,8 +13,9 @@
 //!
 //! An entry expires a fixed time after it was stored ([`Expiry::AfterWrite`])
 //! or after it was last read ([`Expiry::AfterRead`]). Expired entries are
-//! never returned; they are dropped by [`TtlCache::purge_expired`], by an
-//! insert into a full map, or when their key is stored again.
+//! never returned; they are dropped by [`TtlCache::purge_expired`] (the
+//! store re-check of `live::invalidation` calls it every 30 s), by
+//! an insert into a full map, or when their key is stored again.
 
 use std::collections::HashMap;
 use std::hash::Hash;

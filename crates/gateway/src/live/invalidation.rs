@@ -209,6 +209,10 @@ async fn recheck(app: AppState, cancel: CancellationToken) {
             Ok(n) => tracing::info!(dropped = n, "cached API keys no longer stored were dropped"),
             Err(e) => tracing::warn!("re-checking cached API keys failed: {e}"),
         }
+        // Expired entries are never served; dropping them here keeps the
+        // per-user caches' memory to the users seen recently.
+        app.accounts().purge_expired_users();
+        app.user_tokens().purge_expired();
         reload_views(&app).await;
         let used = app.accounts().rate_limits().take_used();
         if let Err(e) = store.provider_accounts().mark_used(&used).await {

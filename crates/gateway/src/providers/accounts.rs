@@ -144,6 +144,11 @@ impl Accounts {
         self.user_direct.invalidate(user);
     }
 
+    /// Drop the expired cached provider lists.
+    pub fn purge_expired_users(&self) {
+        self.user_direct.purge_expired();
+    }
+
     /// Forget every user's cached direct providers (notifications may have
     /// been missed).
     pub fn invalidate_all_users(&self) {

@@ -188,6 +188,11 @@ impl UserDirect {
         Ok(built)
     }
 
+    /// Drop the expired lists.
+    pub fn purge_expired(&self) {
+        self.cache.purge_expired();
+    }
+
     /// Forget every user's list.
     pub fn invalidate_all(&self) {
         self.cache.clear();

@@ -427,6 +427,11 @@ impl UserTokens {
         self.cache.remove(&user);
     }
 
+    /// Drop the expired sources.
+    pub fn purge_expired(&self) {
+        self.cache.purge_expired();
+    }
+
     /// Forget every cached source (notifications may have been missed).
     pub fn invalidate_all(&self) {
         self.cache.clear();
