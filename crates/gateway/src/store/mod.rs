@@ -399,6 +399,9 @@ async fn connect_postgres(url: &str) -> Result<PgPool, StoreError> {
         .await?)
 }
 
+/// How a SQLite transaction that will write begins (see [`WritePool`]).
+pub(crate) const SQLITE_BEGIN_WRITE: &str = "BEGIN IMMEDIATE";
+
 /// Backend-specific transaction handling, used inside [`with_pool!`] bodies.
 pub(crate) trait WritePool {
     type Db: sqlx::Database;
@@ -411,7 +414,7 @@ pub(crate) trait WritePool {
 impl WritePool for SqlitePool {
     type Db = Sqlite;
     async fn begin_write(&self) -> Result<Transaction<'static, Sqlite>, sqlx::Error> {
-        self.begin_with("BEGIN IMMEDIATE").await
+        self.begin_with(SQLITE_BEGIN_WRITE).await
     }
 }
 

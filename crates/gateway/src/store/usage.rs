@@ -16,6 +16,9 @@ const INSERT_COLUMNS: &str = "INSERT INTO usage_events (user_id, key_id, provide
      stream, status, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
      latency_ms, created_at, cost_usd) ";
 
+/// Values in one usage row ([`INSERT_COLUMNS`]).
+const COLUMNS: usize = 13;
+
 /// Rows per SQLite `INSERT` statement, largest first: a batch is written
 /// as statements of these sizes (100 rows: 64 + 16 + 16 + 4), each a cached
 /// prepared statement with anonymous `?` parameters. The per-statement work
@@ -27,7 +30,7 @@ const SQLITE_ROWS_PER_INSERT: [usize; 4] = [64, 16, 4, 1];
 /// The SQLite statement for each size of [`SQLITE_ROWS_PER_INSERT`].
 static SQLITE_INSERTS: std::sync::LazyLock<[(usize, String); 4]> = std::sync::LazyLock::new(|| {
     SQLITE_ROWS_PER_INSERT.map(|rows| {
-        let row = "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+        let row = format!("({})", vec!["?"; COLUMNS].join(", "));
         (
             rows,
             format!("{INSERT_COLUMNS}VALUES {}", vec![row; rows].join(", ")),
@@ -35,10 +38,7 @@ static SQLITE_INSERTS: std::sync::LazyLock<[(usize, String); 4]> = std::sync::La
     })
 });
 
-/// Values in one usage row ([`INSERT_COLUMNS`]).
-const COLUMNS: usize = 13;
-
-/// Rows per `INSERT` statement (13 parameters each, well under both
+/// Rows per `INSERT` statement ([`COLUMNS`] parameters each, well under both
 /// backends' parameter limits).
 const ROWS_PER_INSERT: usize = 500;
 
@@ -446,7 +446,7 @@ impl UsageWriter {
             None => self.sqlite.insert(pool.acquire().await?.detach()),
         };
         let written = async {
-            let mut tx = sqlx::Connection::begin_with(conn, "BEGIN IMMEDIATE").await?;
+            let mut tx = sqlx::Connection::begin_with(conn, super::SQLITE_BEGIN_WRITE).await?;
             insert_sqlite(&mut tx, records).await?;
             tx.commit().await?;
             Ok::<_, StoreError>(())

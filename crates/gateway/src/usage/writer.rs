@@ -111,23 +111,21 @@ impl Batch {
     }
 
     async fn write_records(&mut self, writer: &mut UsageWriter) {
-        {
-            match writer.insert_batch(&self.records).await {
-                Ok(()) => {
-                    tracing::debug!(rows = self.records.len(), "usage written");
-                    self.transactions += 1;
-                    self.records.clear();
-                }
-                Err(e) => {
-                    tracing::error!(rows = self.records.len(), "writing usage failed: {e}");
-                    if self.records.len() > MAX_PENDING {
-                        let excess = self.records.len() - MAX_PENDING;
-                        self.records.drain(..excess);
-                        tracing::warn!(
-                            dropped = excess,
-                            "usage records dropped after failed writes"
-                        );
-                    }
+        match writer.insert_batch(&self.records).await {
+            Ok(()) => {
+                tracing::debug!(rows = self.records.len(), "usage written");
+                self.transactions += 1;
+                self.records.clear();
+            }
+            Err(e) => {
+                tracing::error!(rows = self.records.len(), "writing usage failed: {e}");
+                if self.records.len() > MAX_PENDING {
+                    let excess = self.records.len() - MAX_PENDING;
+                    self.records.drain(..excess);
+                    tracing::warn!(
+                        dropped = excess,
+                        "usage records dropped after failed writes"
+                    );
                 }
             }
         }
@@ -185,47 +183,45 @@ async fn run(
     limiter: Arc<Limiter>,
     cancel: CancellationToken,
 ) -> u64 {
-    {
-        let mut batch = Batch {
-            transactions: 0,
-            records: Vec::with_capacity(BATCH_ROWS),
-            uses: KeyMap::default(),
-            written: KeyMap::default(),
-            prices,
-            settlements: Vec::new(),
-            limiter,
-        };
-        let mut incoming: Vec<Message> = Vec::with_capacity(BATCH_ROWS);
-        // On SQLite, a connection of its own (see `UsageWriter`).
-        let mut writer = store.usage().writer();
-        let mut tick = tokio::time::interval(FLUSH_EVERY);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                n = rx.recv_many(&mut incoming, BATCH_ROWS) => {
-                    if n == 0 {
-                        // Every sender is gone.
-                        batch.flush(&store, &mut writer, true).await;
-                        writer.close().await;
-                        return batch.transactions;
-                    }
-                    for msg in incoming.drain(..) {
-                        batch.take(msg);
-                    }
-                    if batch.records.len() >= BATCH_ROWS {
-                        batch.flush(&store, &mut writer, false).await;
-                    }
-                }
-                _ = tick.tick() => batch.flush(&store, &mut writer, false).await,
-                () = cancel.cancelled() => {
-                    while let Ok(msg) = rx.try_recv() {
-                        batch.take(msg);
-                    }
+    let mut batch = Batch {
+        transactions: 0,
+        records: Vec::with_capacity(BATCH_ROWS),
+        uses: KeyMap::default(),
+        written: KeyMap::default(),
+        prices,
+        settlements: Vec::new(),
+        limiter,
+    };
+    let mut incoming: Vec<Message> = Vec::with_capacity(BATCH_ROWS);
+    // On SQLite, a connection of its own (see `UsageWriter`).
+    let mut writer = store.usage().writer();
+    let mut tick = tokio::time::interval(FLUSH_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            n = rx.recv_many(&mut incoming, BATCH_ROWS) => {
+                if n == 0 {
+                    // Every sender is gone.
                     batch.flush(&store, &mut writer, true).await;
                     writer.close().await;
-                    tracing::debug!("usage writer stopped");
                     return batch.transactions;
                 }
+                for msg in incoming.drain(..) {
+                    batch.take(msg);
+                }
+                if batch.records.len() >= BATCH_ROWS {
+                    batch.flush(&store, &mut writer, false).await;
+                }
+            }
+            _ = tick.tick() => batch.flush(&store, &mut writer, false).await,
+            () = cancel.cancelled() => {
+                while let Ok(msg) = rx.try_recv() {
+                    batch.take(msg);
+                }
+                batch.flush(&store, &mut writer, true).await;
+                writer.close().await;
+                tracing::debug!("usage writer stopped");
+                return batch.transactions;
             }
         }
     }
