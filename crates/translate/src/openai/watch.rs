@@ -5,6 +5,10 @@
 //! classified by [`super::provider_error`], as the stream parser does.
 //! `[DONE]` completes the stream. The usage chunk (`choices: []` with
 //! `usage`) is marked for dropping when the client did not ask for usage.
+//!
+//! Once the answer has started, most chunks are plain content: a byte scan
+//! ([`plain_content`]) recognises those without parsing them, and only the
+//! rest (a finish reason, usage, an error, anything unusual) is parsed.
 
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -23,6 +27,9 @@ pub struct StreamWatch {
     strip_usage: bool,
     finished: bool,
     done: bool,
+    /// A substantive chunk was seen: later chunks only matter for their
+    /// finish reason, usage and errors.
+    started: bool,
 }
 
 /// The parts of a chunk the watch looks at; delta values are borrowed raw
@@ -101,6 +108,9 @@ impl StreamWatch {
             seen.error = Some(provider_error(&error_object(data)));
             return seen;
         }
+        if self.started && plain_content(data) {
+            return seen;
+        }
         let Ok(chunk) = serde_json::from_str::<LightChunk>(data) else {
             // Not ours to judge: forwarded as it is.
             return seen;
@@ -125,6 +135,7 @@ impl StreamWatch {
             self.usage.merge(&usage_from_wire(u));
             seen.drop = self.strip_usage && choices.is_empty();
         }
+        self.started |= seen.substantive;
         seen
     }
 
@@ -144,3 +155,33 @@ impl StreamWatch {
         self.usage
     }
 }
+
+/// Whether a chunk surely holds nothing the watch reads: no `"usage"` and
+/// no `"error"` anywhere in it, and every `"finish_reason"` followed by
+/// `null`. A string inside a JSON value cannot hold these quoted words
+/// unescaped, so a chunk that passes has no such member; a false alarm (a
+/// value that is exactly `"usage"`, say) only costs the full parse. A key
+/// spelled with `\u` escapes would slip by; no provider writes keys so.
+fn plain_content(data: &str) -> bool {
+    use std::sync::LazyLock;
+
+    use memchr::memmem::Finder;
+    static USAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage\""));
+    static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"error\""));
+    static FINISH: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"finish_reason\""));
+
+    let bytes = data.as_bytes();
+    if USAGE.find(bytes).is_some() || ERROR.find(bytes).is_some() {
+        return false;
+    }
+    FINISH.find_iter(bytes).all(|at| {
+        let rest = bytes.get(at + FINISH.needle().len()..).unwrap_or_default();
+        rest.trim_ascii_start()
+            .strip_prefix(b":")
+            .is_some_and(|value| value.trim_ascii_start().starts_with(b"null"))
+    })
+}
+
+#[cfg(test)]
+#[path = "watch_tests.rs"]
+mod tests;
