@@ -40,6 +40,9 @@ pub enum Fault {
     StallAfter { units: usize },
     /// Send the answer one byte per write.
     Drip,
+    /// Send the whole answer in one write, once it is all read (every event
+    /// of a stream reaches the gateway at once).
+    OneWrite,
     /// Flip a byte of the payload of event-stream frame `unit` (its message
     /// CRC no longer matches).
     CorruptCrc { unit: usize },
@@ -235,7 +238,8 @@ async fn serve_connection(
         return reset(socket);
     }
 
-    // Units of the answer as they arrive.
+    // Units of the answer as they arrive (under `OneWrite`, gathered here).
+    let mut gathered = (fault == Fault::OneWrite).then(BytesMut::new);
     let mut units = Units::new(framing);
     let mut sent_units = 0usize;
     loop {
@@ -247,6 +251,11 @@ async fn serve_connection(
         units.feed(&chunk);
         while let Some(unit) = units.next() {
             match apply(&fault, sent_units, unit, event_stream) {
+                Action::Send(bytes) if gathered.is_some() => {
+                    if let Some(all) = gathered.as_mut() {
+                        all.extend_from_slice(&bytes);
+                    }
+                }
                 Action::Send(bytes) => write_chunk(&mut socket, &bytes, &fault).await?,
                 Action::SendThenReset(bytes) => {
                     write_chunk(&mut socket, &bytes, &fault).await?;
@@ -262,7 +271,11 @@ async fn serve_connection(
     }
     // Whatever did not make a whole unit (a last SSE event without its
     // blank line; a whole JSON body, one unit of its own) goes now.
-    let rest = units.rest();
+    let mut rest = units.rest();
+    if let Some(mut all) = gathered {
+        all.extend_from_slice(&rest);
+        rest = all.freeze();
+    }
     if !rest.is_empty() {
         match apply(&fault, sent_units, rest, event_stream) {
             Action::Send(bytes) => write_chunk(&mut socket, &bytes, &fault).await?,

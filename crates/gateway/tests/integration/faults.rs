@@ -436,6 +436,34 @@ async fn vendor_answer(env: &ProxyEnv, model: &str) -> String {
 
 const VENDORS: [&str; 2] = ["custom/llama3", "messages_vendor/claude-sonnet-4-5"];
 
+/// Events that reach the gateway together leave it together: a stream
+/// passed through goes to the client in a few writes, not one per event.
+#[tokio::test]
+async fn a_stream_that_arrives_at_once_leaves_in_a_few_writes() {
+    let (env, proxy) = vendor_env().await;
+    for (model, path) in [(VENDORS[0], CHAT), (VENDORS[1], MESSAGES)] {
+        proxy.push(Fault::OneWrite, 1);
+        let mut body = if path == CHAT {
+            chat_body(ANSWER, true)
+        } else {
+            messages_body(ANSWER, true)
+        };
+        body["model"] = Value::String(model.to_owned());
+        let mut resp = env.post(path, &body).await;
+        assert_eq!(resp.status(), 200, "{model}");
+        let (mut writes, mut all) = (0, Vec::new());
+        while let Some(chunk) = resp.chunk().await.unwrap() {
+            writes += 1;
+            all.extend_from_slice(&chunk);
+        }
+        let events = all.windows(2).filter(|w| w == b"\n\n").count();
+        assert!(events >= 10, "{model}: {events} events");
+        assert!(writes <= 3, "{model}: {writes} writes for {events} events");
+        assert_eq!(proxy.applied(), [Fault::OneWrite], "{model}");
+        proxy.clear();
+    }
+}
+
 #[tokio::test]
 async fn direct_provider_faults_before_any_content_are_retried() {
     let (env, proxy) = vendor_env().await;

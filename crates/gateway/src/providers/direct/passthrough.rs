@@ -3,9 +3,11 @@
 //! streams `stream_options.include_usage` set) and the provider's answer comes
 //! back as it is.
 //!
-//! A stream is copied event by event, without re-encoding: the shared reader
+//! A stream is copied block by block, without re-encoding: the shared reader
 //! cuts it into raw event blocks ([`crate::upstream::reader::SseBlocks`]) and
-//! [`super::watch`] reads usage and errors on the side. [`NativeRelay::step`]
+//! [`translate::watch`] reads usage and errors on the side. The blocks that
+//! arrived together go to the client in one write ([`Batch`]), not one
+//! write per event. [`NativeRelay::step`]
 //! decides, once per block, what the client gets; the two phases of the
 //! answer use it:
 //!
@@ -72,59 +74,76 @@ impl NativeRelay {
     /// such as an unrequested usage chunk, are skipped).
     async fn step(&mut self) -> Step {
         loop {
-            let raw = match self.reader.next().await {
-                Read::Item(raw) => raw,
-                Read::End => {
-                    return Step::End {
-                        tail: self.ending_tail(BytesMut::new()),
-                        cut: self.watch.ending() == Ending::Cut,
-                    }
-                }
-                Read::Failed(failure) => return Step::Failed(failure.describe(Peer::Provider)),
-            };
-            let RawEvent {
-                bytes,
-                event,
-                unterminated,
-            } = raw;
-            if unterminated && event.is_none() {
-                // A body that is not an event stream at all (an error answered
-                // with a success status): its message, not a silent end.
-                if let Some(err) = stray_error(self.format, &bytes) {
-                    return Step::ProviderError { err, bytes: None };
-                }
-            }
-            let seen = event
-                .as_ref()
-                .map(|e| self.watch.observe(e))
-                .unwrap_or_default();
-            // An unterminated last block is passed on (with its blank line)
-            // only when the answer is whole, or when it is the error that
-            // explains why it is not.
-            let forward = !seen.drop
-                && (!unterminated || seen.error.is_some() || self.watch.ending() != Ending::Cut);
-            let bytes = forward.then(|| terminated(bytes, unterminated));
-            if let Some(err) = seen.error {
-                return Step::ProviderError { err, bytes };
-            }
-            if unterminated {
-                // The last piece of the input: the end follows.
-                let mut tail = BytesMut::new();
-                if let Some(b) = bytes {
-                    tail.extend_from_slice(&b);
-                }
-                return Step::End {
-                    tail: self.ending_tail(tail),
-                    cut: self.watch.ending() == Ending::Cut,
-                };
-            }
-            if let Some(bytes) = bytes {
-                return Step::Block {
-                    bytes,
-                    substantive: seen.substantive,
-                };
+            let read = self.reader.next().await;
+            if let Some(step) = self.take(read) {
+                return step;
             }
         }
+    }
+
+    /// The next step that needs no wait for the network, if there is one:
+    /// what a relay adds to the write it is about to make.
+    fn step_ready(&mut self) -> Option<Step> {
+        loop {
+            let read = self.reader.ready()?;
+            if let Some(step) = self.take(read) {
+                return Some(step);
+            }
+        }
+    }
+
+    /// What one read means for the client; `None` for a block it does not see.
+    fn take(&mut self, read: Read<RawEvent>) -> Option<Step> {
+        let raw = match read {
+            Read::Item(raw) => raw,
+            Read::End => {
+                return Some(Step::End {
+                    tail: self.ending_tail(BytesMut::new()),
+                    cut: self.watch.ending() == Ending::Cut,
+                })
+            }
+            Read::Failed(failure) => return Some(Step::Failed(failure.describe(Peer::Provider))),
+        };
+        let RawEvent {
+            bytes,
+            event,
+            unterminated,
+        } = raw;
+        if unterminated && event.is_none() {
+            // A body that is not an event stream at all (an error answered
+            // with a success status): its message, not a silent end.
+            if let Some(err) = stray_error(self.format, &bytes) {
+                return Some(Step::ProviderError { err, bytes: None });
+            }
+        }
+        let seen = event
+            .as_ref()
+            .map(|e| self.watch.observe(e))
+            .unwrap_or_default();
+        // An unterminated last block is passed on (with its blank line)
+        // only when the answer is whole, or when it is the error that
+        // explains why it is not.
+        let forward = !seen.drop
+            && (!unterminated || seen.error.is_some() || self.watch.ending() != Ending::Cut);
+        let bytes = forward.then(|| terminated(bytes, unterminated));
+        if let Some(err) = seen.error {
+            return Some(Step::ProviderError { err, bytes });
+        }
+        if unterminated {
+            // The last piece of the input: the end follows.
+            let mut tail = BytesMut::new();
+            if let Some(b) = bytes {
+                tail.extend_from_slice(&b);
+            }
+            return Some(Step::End {
+                tail: self.ending_tail(tail),
+                cut: self.watch.ending() == Ending::Cut,
+            });
+        }
+        bytes.map(|bytes| Step::Block {
+            bytes,
+            substantive: seen.substantive,
+        })
     }
 
     /// `tail` with the `[DONE]` a finished chat-completions stream lost.
@@ -160,6 +179,38 @@ fn terminated(bytes: Bytes, unterminated: bool) -> Bytes {
     whole.extend_from_slice(&bytes);
     whole.extend_from_slice(b"\n\n");
     whole.freeze()
+}
+
+/// Event blocks gathered for one write to the client: one block as it
+/// came, several copied into one buffer.
+#[derive(Default)]
+struct Batch {
+    one: Option<Bytes>,
+    many: BytesMut,
+}
+
+impl Batch {
+    fn push(&mut self, bytes: Bytes) {
+        if bytes.is_empty() {
+            return;
+        }
+        if self.one.is_none() && self.many.is_empty() {
+            self.one = Some(bytes);
+            return;
+        }
+        if let Some(first) = self.one.take() {
+            self.many.reserve(first.len() + bytes.len());
+            self.many.extend_from_slice(&first);
+        }
+        self.many.extend_from_slice(&bytes);
+    }
+
+    /// The gathered bytes, leaving the batch empty; `None` when there are none.
+    fn take(&mut self) -> Option<Bytes> {
+        self.one
+            .take()
+            .or_else(|| (!self.many.is_empty()).then(|| self.many.split().freeze()))
+    }
 }
 
 /// A relayed stream after its first content, with its usage account.
@@ -265,16 +316,37 @@ pub async fn stream(
         state: Unfinished::new(usage),
     };
     let body = async_stream::stream! {
+        let mut batch = Batch::default();
         for block in held {
-            yield Ok::<_, Infallible>(block);
+            batch.push(block);
         }
         if over {
+            if let Some(bytes) = batch.take() {
+                yield Ok::<_, Infallible>(bytes);
+            }
             relayed.completed(provider);
             return;
         }
         loop {
-            match relayed.relay.step().await {
-                Step::Block { bytes, .. } => yield Ok(bytes),
+            // What has already been read goes out in one write; only then
+            // does the relay wait for the provider again.
+            let ready = loop {
+                match relayed.relay.step_ready() {
+                    Some(Step::Block { bytes, .. }) => batch.push(bytes),
+                    other => break other,
+                }
+            };
+            let step = match ready {
+                Some(step) => step,
+                None => {
+                    if let Some(bytes) = batch.take() {
+                        yield Ok(bytes);
+                    }
+                    relayed.relay.step().await
+                }
+            };
+            match step {
+                Step::Block { bytes, .. } => batch.push(bytes),
                 Step::ProviderError { err, bytes } => {
                     tracing::warn!(
                         provider,
@@ -284,6 +356,9 @@ pub async fn stream(
                     );
                     relayed.failed(err.status);
                     if let Some(bytes) = bytes {
+                        batch.push(bytes);
+                    }
+                    if let Some(bytes) = batch.take() {
                         yield Ok(bytes);
                     }
                     return;
@@ -299,8 +374,9 @@ pub async fn stream(
                     } else {
                         relayed.completed(provider);
                     }
-                    if !tail.is_empty() {
-                        yield Ok(tail.freeze());
+                    batch.push(tail.freeze());
+                    if let Some(bytes) = batch.take() {
+                        yield Ok(bytes);
                     }
                     return;
                 }
@@ -310,7 +386,10 @@ pub async fn stream(
                     relayed.failed(err.status);
                     let mut tail = BytesMut::new();
                     error_event(format, &err, &mut tail);
-                    yield Ok(tail.freeze());
+                    batch.push(tail.freeze());
+                    if let Some(bytes) = batch.take() {
+                        yield Ok(bytes);
+                    }
                     return;
                 }
             }
