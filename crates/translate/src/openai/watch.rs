@@ -156,29 +156,39 @@ impl StreamWatch {
     }
 }
 
-/// Whether a chunk surely holds nothing the watch reads: no `"usage"` and
-/// no `"error"` anywhere in it, and every `"finish_reason"` followed by
-/// `null`. A string inside a JSON value cannot hold these quoted words
-/// unescaped, so a chunk that passes has no such member; a false alarm (a
-/// value that is exactly `"usage"`, say) only costs the full parse. A key
-/// spelled with `\u` escapes would slip by; no provider writes keys so.
+/// Whether a chunk surely holds nothing the watch reads: every `"usage"`,
+/// `"error"` and `"finish_reason"` in it is followed by `: null` (a stream
+/// that asked for usage has `"usage":null` in every chunk). A string inside
+/// a JSON value cannot hold these quoted words unescaped, so a chunk that
+/// passes has no such member with a value; a false alarm (a value that is
+/// exactly `"usage"`, say) only costs the full parse. A key spelled with
+/// `\u` escapes would slip by; no provider writes keys so.
 fn plain_content(data: &str) -> bool {
     use std::sync::LazyLock;
 
     use memchr::memmem::Finder;
-    static USAGE: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"usage\""));
-    static ERROR: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"error\""));
-    static FINISH: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"\"finish_reason\""));
+    static KEYS: LazyLock<[Finder<'static>; 3]> = LazyLock::new(|| {
+        [
+            Finder::new(b"\"usage\""),
+            Finder::new(b"\"error\""),
+            Finder::new(b"\"finish_reason\""),
+        ]
+    });
 
-    let bytes = data.as_bytes();
-    if USAGE.find(bytes).is_some() || ERROR.find(bytes).is_some() {
-        return false;
-    }
-    FINISH.find_iter(bytes).all(|at| {
-        let rest = bytes.get(at + FINISH.needle().len()..).unwrap_or_default();
-        rest.trim_ascii_start()
-            .strip_prefix(b":")
-            .is_some_and(|value| value.trim_ascii_start().starts_with(b"null"))
+    KEYS.iter().all(|key| {
+        // `find` in a loop: `find_iter` would copy the searcher each time.
+        let mut rest = data.as_bytes();
+        while let Some(at) = key.find(rest) {
+            rest = rest.get(at + key.needle().len()..).unwrap_or_default();
+            let null_value = rest
+                .trim_ascii_start()
+                .strip_prefix(b":")
+                .is_some_and(|value| value.trim_ascii_start().starts_with(b"null"));
+            if !null_value {
+                return false;
+            }
+        }
+        true
     })
 }
 

@@ -1,5 +1,5 @@
 use proptest::prelude::*;
-use serde_json::json;
+use serde_json::{json, Value};
 use wire::sse::SseEvent;
 
 use super::*;
@@ -24,6 +24,8 @@ fn after_the_start_content_chunks_are_recognised_without_parsing() {
         r#"{"choices":[{"index":0,"delta":{"content":" there"},"finish_reason":null}]}"#,
         r#"{"choices":[{"index":0,"delta":{"content":"say \"usage\" or \"error\""},"finish_reason" : null}]}"#,
         r#"{"choices":[{"index":0,"delta":{"content":"x"}}]}"#,
+        r#"{"choices":[{"index":0,"delta":{"content":"x"},"finish_reason":null}],"usage":null}"#,
+        r#"{"choices":[],"usage": null,"error" :null}"#,
     ] {
         assert!(plain_content(plain), "{plain}");
     }
@@ -91,19 +93,20 @@ proptest! {
     fn the_scan_never_hides_what_the_parse_reads(
         content in text(),
         finish in prop::option::of(prop_oneof![Just(""), Just("stop"), Just("length")]),
-        usage in any::<bool>(),
-        error in any::<bool>(),
+        usage in prop::option::of(any::<bool>()),
+        error in prop::option::of(any::<bool>()),
         pretty in any::<bool>(),
     ) {
         let mut chunk = json!({
             "id": "c",
             "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": finish}],
         });
-        if usage {
-            chunk["usage"] = json!({"prompt_tokens": 1, "completion_tokens": 2});
+        // Each of `usage` and `error`: absent, null, or a value.
+        if let Some(set) = usage {
+            chunk["usage"] = if set { json!({"prompt_tokens": 1, "completion_tokens": 2}) } else { Value::Null };
         }
-        if error {
-            chunk["error"] = json!({"message": content});
+        if let Some(set) = error {
+            chunk["error"] = if set { json!({"message": content}) } else { Value::Null };
         }
         let data = if pretty {
             serde_json::to_string_pretty(&chunk).unwrap()
@@ -113,7 +116,7 @@ proptest! {
         if plain_content(&data) {
             prop_assert_eq!(parsed(&data), (false, false, false));
         }
-        if usage || error || finish.is_some_and(|f| !f.is_empty()) {
+        if usage == Some(true) || error == Some(true) || finish.is_some_and(|f| !f.is_empty()) {
             prop_assert!(!plain_content(&data));
         }
     }

@@ -23,6 +23,9 @@ pub const DEFAULT_MAX_BLOCK: usize = 32 * 1024 * 1024;
 
 const BOM: &[u8] = b"\xEF\xBB\xBF";
 
+/// The most room an event's data buffer keeps between events.
+const KEPT_DATA_CAPACITY: usize = 64 * 1024;
+
 /// One dispatched event.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {
@@ -401,9 +404,20 @@ impl Pending {
         if self.data.is_empty() {
             return Ok(None);
         }
-        let mut data = std::mem::take(&mut self.data);
-        data.pop(); // the `\n` after the last data line
-        let data = String::from_utf8(data).map_err(|_| SseError::InvalidUtf8)?;
+        // Copied out at its size, so `self.data` keeps its capacity for the
+        // next event (taking it would make every event grow a new buffer);
+        // the room a rare large event took is given back.
+        let joined = self
+            .data
+            .get(..self.data.len().saturating_sub(1)) // the last `\n` dropped
+            .unwrap_or_default();
+        let data = utf8(joined).map(str::to_owned);
+        if self.data.capacity() > KEPT_DATA_CAPACITY {
+            self.data = Vec::new();
+        } else {
+            self.data.clear();
+        }
+        let data = data?;
         Ok(Some(SseEvent {
             event: (!event.is_empty()).then_some(event),
             data,

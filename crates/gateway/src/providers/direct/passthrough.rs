@@ -181,6 +181,9 @@ fn terminated(bytes: Bytes, unterminated: bool) -> Bytes {
     whole.freeze()
 }
 
+/// The least room a batch of several blocks starts with.
+const MIN_BATCH: usize = 4 * 1024;
+
 /// Event blocks gathered for one write to the client: one block as it
 /// came, several copied into one buffer.
 #[derive(Default)]
@@ -199,7 +202,9 @@ impl Batch {
             return;
         }
         if let Some(first) = self.one.take() {
-            self.many.reserve(first.len() + bytes.len());
+            // Room for several more blocks of this size without regrowing.
+            self.many
+                .reserve(MIN_BATCH.max(4 * (first.len() + bytes.len())));
             self.many.extend_from_slice(&first);
         }
         self.many.extend_from_slice(&bytes);
