@@ -4,10 +4,13 @@
 //! - [`count_text`], the one the hot path uses: a single pass over the bytes
 //!   that mimics how the `cl100k_base` BPE splits text (words with their
 //!   leading space, digit groups of three, punctuation runs, newlines, one or
-//!   more tokens per non-ASCII character). It costs a few nanoseconds per byte
-//!   and allocates nothing; on English prose, code, JSON and CJK text it lands
-//!   within 10 % of the real BPE count, on URL-heavy or accented text within
-//!   20 % (the calibration test pins every sample inside 0.85-1.2x).
+//!   more tokens per non-ASCII character), driven by a table of byte classes.
+//!   It allocates nothing and costs about 14-17 instructions (under a
+//!   nanosecond) per byte of English prose, code or JSON, about 6 per byte of
+//!   CJK text (`benches/tokens.rs`; docs/benchmarks.md). On English prose,
+//!   code, JSON and CJK text it lands within 10 % of the real BPE count, on
+//!   URL-heavy or accented text within 20 % (the calibration test pins every
+//!   sample inside 0.85-1.2x).
 //! - `count_text_bpe` (test builds only), the real `cl100k_base` BPE
 //!   (tiktoken-rs, a dev-dependency, vocabulary embedded in that crate): exact
 //!   for OpenAI models but roughly a thousand times slower, so it is kept for
