@@ -473,7 +473,9 @@ fn log_stream_usage(provider: &'static str, watch: &Watch, ticket: Option<&Usage
     note_relayed(provider, &watch.usage(), ticket, "stream");
 }
 
-/// Note a relayed answer's usage on its ticket and in the log.
+/// Note a relayed answer's usage on its ticket (which feeds the usage
+/// record and `gateway_tokens_total`) and, at debug level, in the log: at
+/// info, the access line is the one line a request writes.
 fn note_relayed(
     provider: &'static str,
     usage: &translate::Usage,
@@ -483,7 +485,7 @@ fn note_relayed(
     if let Some(t) = ticket {
         t.add_usage(usage);
     }
-    tracing::info!(
+    tracing::debug!(
         provider,
         input_tokens = usage.input_tokens,
         output_tokens = usage.output_tokens,
