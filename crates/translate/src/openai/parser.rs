@@ -15,6 +15,8 @@
 //! A stream that ends with neither `finish_reason` nor `[DONE]` was cut off:
 //! `finish` reports that as an error, never as a clean end.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 use serde_json::Value;
 use wire::openai::{ChunkChoice, CompletionUsage, ToolCallChunk};
@@ -25,13 +27,15 @@ use super::usage_from_wire;
 use crate::error::TranslateError;
 use crate::model::{ChatEvent, StreamError};
 
-/// One `data:` payload: a chunk, or an error object.
+/// One `data:` payload: a chunk, or an error object. `id` and `model`
+/// come with every chunk but are read from the first only, so they are
+/// borrowed (copied only when escaped), not allocated per chunk.
 #[derive(Deserialize)]
-struct Payload {
-    #[serde(default)]
-    id: Option<String>,
-    #[serde(default)]
-    model: Option<String>,
+struct Payload<'a> {
+    #[serde(default, borrow)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default, borrow)]
+    model: Option<Cow<'a, str>>,
     #[serde(default)]
     choices: Option<Vec<ChunkChoice>>,
     #[serde(default)]
@@ -101,8 +105,8 @@ impl StreamParser {
         if !self.started {
             self.started = true;
             out.push(ChatEvent::Start {
-                id: payload.id.filter(|s| !s.is_empty()),
-                model: payload.model.filter(|s| !s.is_empty()),
+                id: payload.id.filter(|s| !s.is_empty()).map(Cow::into_owned),
+                model: payload.model.filter(|s| !s.is_empty()).map(Cow::into_owned),
             });
         }
         for choice in payload.choices.unwrap_or_default() {
