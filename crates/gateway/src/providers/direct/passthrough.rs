@@ -7,9 +7,10 @@
 //! cuts it into raw event blocks ([`crate::upstream::reader::SseBlocks`]) and
 //! [`translate::watch`] reads usage and errors on the side. The blocks that
 //! arrived together go to the client in one write ([`Batch`]), not one
-//! write per event. [`NativeRelay::step`]
-//! decides, once per block, what the client gets; the two phases of the
-//! answer use it:
+//! write per event. [`NativeRelay::take`] decides, once per block, what the
+//! client gets ([`NativeRelay::step`] waits for the next block,
+//! [`NativeRelay::step_ready`] takes only what is already read); the two
+//! phases of the answer use it:
 //!
 //! 1. before anything is sent, blocks are held until the first one with
 //!    content: an error there (a provider error event, a cut, a broken
