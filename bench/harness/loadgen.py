@@ -1,11 +1,12 @@
 """Load and probes: wrk runs (with the watched process's CPU time and RSS read
-around and during the run), a sequential time-to-first-byte probe on one
+around and during the run; or a rotation of requests until stopped), a sequential time-to-first-byte probe on one
 kept-alive connection, a single checked request, and many open streams at once."""
 
 import asyncio
 import http.client
 import json
 import os
+import signal
 import socket
 import statistics
 import subprocess
@@ -74,13 +75,22 @@ def run_wrk(target, conns, seconds, cores, workdir, watch=None):
         rss_kb = sampler.finish()
         result["cpu_ticks"] = watch.cpu_ticks() - cpu_before
         result["rss_load_kb"] = rss_kb
-    line = next((l for l in out.stdout.splitlines() if l.startswith("BENCH_JSON ")), None)
-    if out.returncode != 0 or line is None:
-        raise RuntimeError(f"wrk failed (exit {out.returncode}): {out.stderr.strip()[-500:]}")
+    result.update(wrk_summary(out.returncode, out.stdout, out.stderr))
+    if watch is not None and result["requests"] > 0:
+        # CPU seconds per 1,000 requests = milliseconds of CPU per request.
+        result["cpu_s_per_1k"] = result["cpu_ticks"] / procs.CLK_TCK / result["requests"] * 1000
+    return result
+
+
+def wrk_summary(returncode, stdout, stderr):
+    """The figures of the JSON line post.lua's done() hook prints."""
+    line = next((l for l in stdout.splitlines() if l.startswith("BENCH_JSON ")), None)
+    if returncode != 0 or line is None:
+        raise RuntimeError(f"wrk failed (exit {returncode}): {stderr.strip()[-500:]}")
     raw = json.loads(line[len("BENCH_JSON "):])
     secs = raw["duration_us"] / 1e6
     lat = raw["latency_us"]
-    result.update({
+    return {
         "requests": raw["requests"],
         "rps": raw["requests"] / secs if secs > 0 else 0.0,
         "p50_ms": lat["p50"] / 1000,
@@ -88,11 +98,50 @@ def run_wrk(target, conns, seconds, cores, workdir, watch=None):
         "p99_ms": lat["p99"] / 1000,
         "max_ms": lat["max"] / 1000,
         "errors": raw["errors"],
-    })
-    if watch is not None and raw["requests"] > 0:
-        # CPU seconds per 1,000 requests = milliseconds of CPU per request.
-        result["cpu_s_per_1k"] = result["cpu_ticks"] / procs.CLK_TCK / raw["requests"] * 1000
-    return result
+    }
+
+
+def raw_request(target):
+    """`target` as the bytes of one HTTP/1.1 request (kept alive)."""
+    head = [f"POST {target.path} HTTP/1.1", f"Host: {target.host}:{target.port}",
+            f"Content-Length: {len(target.body)}"]
+    head += [f"{k}: {v}" for k, v in target.headers.items()]
+    return ("\r\n".join(head) + "\r\n\r\n").encode() + target.body
+
+
+class Rotation:
+    """wrk sending `targets` in turn (one thread, `conns` kept-alive
+    connections) until `finish`: for runs ended by what the server has
+    served rather than by a time."""
+
+    def __init__(self, targets, conns, cores, workdir):
+        files = []
+        for i, t in enumerate(targets):
+            path = os.path.join(workdir, f"wrk-request-{i}.http")
+            with open(path, "wb") as f:
+                f.write(raw_request(t))
+            files.append(path)
+        env = dict(os.environ, BENCH_REQUEST_FILES="\n".join(files))
+        # wrk needs a duration: a day, ended earlier by SIGINT (it then prints
+        # its summary as after a timed run).
+        cmd = cores.wrap(["wrk", "-t1", f"-c{conns}", "-d86400s", "--timeout", "10s",
+                          "-s", WRK_SCRIPT, targets[0].url], cores.load)
+        self.popen = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                                      stderr=subprocess.PIPE, text=True)
+
+    def alive(self):
+        return self.popen.poll() is None
+
+    def finish(self, timeout=30):
+        """Stop wrk: its summary, as `run_wrk`'s."""
+        if self.alive():
+            self.popen.send_signal(signal.SIGINT)
+        try:
+            stdout, stderr = self.popen.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.popen.kill()
+            stdout, stderr = self.popen.communicate()
+        return wrk_summary(self.popen.returncode, stdout, stderr)
 
 
 def _connection(target, timeout=30):
@@ -158,10 +207,7 @@ def timed_fetch(target):
 
 
 async def _open_streams(target, n, watch, connect_parallel, settle, open_timeout, probe):
-    head = [f"POST {target.path} HTTP/1.1", f"Host: {target.host}:{target.port}",
-            f"Content-Length: {len(target.body)}"]
-    head += [f"{k}: {v}" for k, v in target.headers.items()]
-    request = ("\r\n".join(head) + "\r\n\r\n").encode() + target.body
+    request = raw_request(target)
     gate = asyncio.Semaphore(connect_parallel)
     started = asyncio.Event()
     opened = 0

@@ -433,17 +433,13 @@ def main():
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     rundir = os.path.join(args.out, f"soak-{stamp}")
     os.makedirs(rundir, exist_ok=True)
-    db = f"gw_soak_{int(time.time())}_{os.getpid()}"
     meta = machine()
     meta.update(minutes=args.minutes, rate=args.rate, every=every, warmup=warmup,
                 workers=args.workers, database=args.store)
-    if args.store == "sqlite":
-        db = None
-    else:
-        try:
-            psql(f"CREATE DATABASE {db}")
-        except (RuntimeError, OSError, subprocess.SubprocessError) as e:
-            log(f"cannot create a scratch database on {PG['host']}:{PG['port']}: {e}")
+    db = None
+    if args.store == "postgres":
+        db = create_database()
+        if db is None:
             return 1
     started = []
     cores = procs.Cores()
@@ -453,19 +449,40 @@ def main():
         for p in reversed(started):
             p.stop()
         if db:
-            try:
-                psql(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
-            except (RuntimeError, OSError, subprocess.SubprocessError) as e:
-                log(f"could not drop the scratch database {db}: {e}")
+            drop_database(db)
 
 
-def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
+def create_database():
+    """A scratch PostgreSQL database: its name, or None (logged) when it
+    cannot be made."""
+    db = f"gw_soak_{int(time.time())}_{os.getpid()}"
+    try:
+        psql(f"CREATE DATABASE {db}")
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+        log(f"cannot create a scratch database on {PG['host']}:{PG['port']}: {e}")
+        return None
+    return db
+
+
+def drop_database(db):
+    try:
+        psql(f"DROP DATABASE IF EXISTS {db} WITH (FORCE)")
+    except (RuntimeError, OSError, subprocess.SubprocessError) as e:
+        log(f"could not drop the scratch database {db}: {e}")
+
+
+def start_full(args, cores, rundir, db, started):
+    """The simulator and the full-mode gateway behind it, on PostgreSQL
+    database `db` or (None) SQLite, at log level warn, with the admin's
+    `primary` and `custom` connected: (gateway Proc, base URL, API key,
+    signed-in UiClient), or None (logged) when the simulator has no custom
+    endpoint. Both processes are appended to `started`."""
     sim, sim_base, oidc_base = start_sim(args, cores, rundir)
     started.append(sim)
     custom_prefix, reason = probe_custom(sim_base)
     if custom_prefix is None:
         log(f"the simulator has no custom endpoint: {reason}")
-        return 1
+        return None
     env = {"LOG_LEVEL": "warn"}
     if db:
         env["DATABASE_URL"] = f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{db}"
@@ -476,9 +493,29 @@ def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
         os.path.join(args.bin_dir, "gateway"), cores, rundir, sim_base, oidc_base,
         custom=(sim_base + custom_prefix, custom_key()), extra_env=env)
     started.append(gw)
-    port = int(base.rsplit(":", 1)[1])
     if cores.pinned:
         os.sched_setaffinity(0, {int(cores.load)})
+    return gw, base, key, ui
+
+
+def usage_rows(db, rundir):
+    """Usage rows the gateway recorded (-1 when they cannot be counted)."""
+    if db:
+        try:
+            return int(psql("SELECT count(*) FROM usage_events", db=db))
+        except (RuntimeError, ValueError) as e:
+            log(f"could not count usage rows: {e}")
+            return -1
+    rows = fullmode.recorded_usage(os.path.join(rundir, "gateway-full-data"))
+    return -1 if rows is None else rows
+
+
+def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
+    ready = start_full(args, cores, rundir, db, started)
+    if ready is None:
+        return 1
+    gw, base, key, ui = ready
+    port = int(base.rsplit(":", 1)[1])
 
     tally = Tally()
     traffic = Traffic(port, key, args.rate, args.workers, tally)
@@ -512,17 +549,9 @@ def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
         chores.join(timeout=60)
     meta["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     time.sleep(2.0)  # the usage writer flushes every second
-    if db:
-        try:
-            usage_rows = int(psql("SELECT count(*) FROM usage_events", db=db))
-        except (RuntimeError, ValueError) as e:
-            usage_rows = -1
-            log(f"could not count usage rows: {e}")
-    else:
-        usage_rows = fullmode.recorded_usage(os.path.join(rundir, "gateway-full-data"))
-        usage_rows = -1 if usage_rows is None else usage_rows
+    rows = usage_rows(db, rundir)
     verdict = judge(samples, warmup)
-    text = render(meta, samples, verdict, tally, chores, usage_rows)
+    text = render(meta, samples, verdict, tally, chores, rows)
     failures = list(verdict["failures"])
     if broken:
         failures.append(broken)
@@ -537,7 +566,7 @@ def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
         text += f"FAILED: {f}\n"
     with open(os.path.join(rundir, "samples.json"), "w") as f:
         json.dump({"meta": meta, "samples": samples, "verdict": verdict,
-                   "right": tally.right, "wrong": tally.wrong, "usage_rows": usage_rows}, f,
+                   "right": tally.right, "wrong": tally.wrong, "usage_rows": rows}, f,
                   indent=1)
     with open(os.path.join(rundir, "table.md"), "w") as f:
         f.write(text)
