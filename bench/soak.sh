@@ -12,9 +12,9 @@
 #                                  harness/requests_rss.py), bench/out/rss-*/
 #
 # Options: --minutes N, --rate R (requests per second), --every S (seconds
-# between samples), --requests N (with --step N, --conns C, --bound F),
-# --store postgres|sqlite (default postgres), --no-build (use the binaries
-# already built), --bin-dir DIR (use the binaries in DIR; implies --no-build).
+# between samples), --requests N (with --step N, --conns C, --bound F,
+# --log-level L), --store postgres|sqlite (default postgres), --no-build (use
+# the binaries already built), --bin-dir DIR (the binaries in DIR; no build).
 # Environment: CARGO_TARGET_DIR (as scripts/test), SOAK_PROFILE (release).
 # Needs PostgreSQL on 127.0.0.1:5432 with trust auth for user postgres (a
 # scratch database is created and dropped); exit status 2 without it.
@@ -29,12 +29,12 @@ bin_dir=
 extra=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --minutes|--rate|--every|--step|--conns|--bound) extra+=("$1" "$2"); shift ;;
+    --minutes|--rate|--every|--step|--conns|--bound|--log-level) extra+=("$1" "$2"); shift ;;
     --requests) module=harness.requests_rss; extra+=("$1" "$2"); shift ;;
     --store) store="$2"; shift ;;
     --no-build) build=0 ;;
     --bin-dir) bin_dir="$2"; build=0; shift ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/soak.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
   shift

@@ -6,7 +6,7 @@ been served, and a verdict: is RSS at the last step within `--bound` of RSS
 at the first?
 
     python3 -m harness.requests_rss --bin-dir DIR [--requests 1000000]
-        [--step 100000] [--conns 8] [--store sqlite|postgres]
+        [--step 100000] [--conns 8] [--store sqlite|postgres] [--log-level warn]
 
 bench/soak.sh --requests N runs it (after building the binaries and raising
 the descriptor limit).
@@ -108,7 +108,8 @@ def mb(kb):
 
 
 def render(meta, samples, verdict, summary, rows):
-    lines = [f"# Full-mode RSS by requests served, {meta['database']}, wrk c={meta['conns']}",
+    lines = [f"# Full-mode RSS by requests served, {meta['database']}, wrk c={meta['conns']}, "
+             f"LOG_LEVEL={meta['log_level']}",
              "",
              f"{meta['date']}, commit {meta['commit']}, {meta['cpu_model']} "
              f"({meta['nproc']} cores), {meta['pinning']}, load before "
@@ -154,6 +155,8 @@ def main():
     ap.add_argument("--bound", type=float, default=0.10,
                     help="largest RSS growth from the first step to the last (0.10: 10 %%)")
     ap.add_argument("--store", choices=["postgres", "sqlite"], default="postgres")
+    ap.add_argument("--log-level", default="warn",
+                    help="the gateway's LOG_LEVEL (info: an access line per request, as shipped)")
     ap.add_argument("--out", default=os.path.join(BENCH_DIR, "out"))
     args = ap.parse_args()
     if args.step <= 0 or args.requests < args.step:
@@ -166,7 +169,7 @@ def main():
     meta = machine()
     cores = procs.Cores()
     meta.update(database=args.store, conns=args.conns, requests=args.requests, step=args.step,
-                pinning=cores.describe())
+                log_level=args.log_level, pinning=cores.describe())
     db = create_database() if args.store == "postgres" else None
     if args.store == "postgres" and db is None:
         return 1
@@ -181,7 +184,7 @@ def main():
 
 
 def run(args, cores, rundir, db, meta, started):
-    ready = start_full(args, cores, rundir, db, started)
+    ready = start_full(args, cores, rundir, db, started, args.log_level)
     if ready is None:
         return 1
     gw, base, key, _ui = ready

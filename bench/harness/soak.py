@@ -471,9 +471,9 @@ def drop_database(db):
         log(f"could not drop the scratch database {db}: {e}")
 
 
-def start_full(args, cores, rundir, db, started):
+def start_full(args, cores, rundir, db, started, log_level="warn"):
     """The simulator and the full-mode gateway behind it, on PostgreSQL
-    database `db` or (None) SQLite, at log level warn, with the admin's
+    database `db` or (None) SQLite, at `log_level`, with the admin's
     `primary` and `custom` connected: (gateway Proc, base URL, API key,
     signed-in UiClient), or None (logged) when the simulator has no custom
     endpoint. Both processes are appended to `started`."""
@@ -483,7 +483,7 @@ def start_full(args, cores, rundir, db, started):
     if custom_prefix is None:
         log(f"the simulator has no custom endpoint: {reason}")
         return None
-    env = {"LOG_LEVEL": "warn"}
+    env = {"LOG_LEVEL": log_level}
     if db:
         env["DATABASE_URL"] = f"postgres://{PG['user']}@{PG['host']}:{PG['port']}/{db}"
         log(f"starting the gateway in full mode on PostgreSQL ({db})")
