@@ -108,6 +108,7 @@ pub async fn serve(
     }
 
     let http = upstream::build_http_client(&config.runtime).context("building the HTTP client")?;
+    let upstream_http = upstream::build_upstream_client(&config.runtime);
     let tokens = match config.mode {
         GatewayMode::Proxy => {
             tokio::select! {
@@ -136,7 +137,7 @@ pub async fn serve(
     let mut tasks = Vec::new();
     if tokens.has_credentials() {
         let fetcher = ModelFetcher {
-            http: http.clone(),
+            http: upstream_http.clone(),
             api_endpoint: config.upstream.api_endpoint.clone(),
             tokens: tokens.clone(),
             policy: upstream::http::RetryPolicy::new(&config.runtime, &config.tuning),
@@ -156,6 +157,7 @@ pub async fn serve(
         config,
         env_runtime,
         http,
+        upstream_http,
         tokens,
         models,
         store,

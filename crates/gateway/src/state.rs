@@ -33,6 +33,7 @@ use crate::providers::primary::request::ChatUrl;
 use crate::providers::user_direct::UserDirect;
 use crate::providers::{Accounts, Registry};
 use crate::store::Store;
+use crate::upstream::client::HttpClient;
 use crate::upstream::Upstream;
 use crate::usage::UsageSink;
 
@@ -46,7 +47,11 @@ struct Shared {
     /// The runtime values of the environment alone: what a field returns to
     /// when its stored value is removed.
     env_runtime: Arc<RuntimeConfig>,
+    /// The cold paths' client (OAuth, SSO, credential refresh, guardrail
+    /// service, trace export).
     http: reqwest::Client,
+    /// The hot path's client (chat calls, counting, model listings).
+    upstream_http: HttpClient,
     /// Where each provider's credentials come from, per caller.
     accounts: Accounts,
     models: ModelCache,
@@ -90,7 +95,10 @@ pub struct Parts {
     pub config: Config,
     /// The runtime configuration of the environment alone (before stored values).
     pub env_runtime: Arc<RuntimeConfig>,
+    /// The cold paths' client.
     pub http: reqwest::Client,
+    /// The hot path's client.
+    pub upstream_http: HttpClient,
     /// Proxy mode's shared `primary` token manager.
     pub tokens: TokenManager,
     pub models: ModelCache,
@@ -105,6 +113,7 @@ impl AppState {
             config,
             env_runtime,
             http,
+            upstream_http,
             tokens,
             models,
             store,
@@ -154,6 +163,7 @@ impl AppState {
             env_runtime,
             config,
             http,
+            upstream_http,
             accounts,
             models,
             model_gate: ModelGate::default(),
@@ -256,14 +266,15 @@ impl AppState {
         &self.0.env_runtime
     }
 
-    /// The one pooled upstream client (no total timeout: streams can be long).
+    /// The cold paths' client (OAuth and device flows, SSO, the guardrail
+    /// service); upstream calls go through [`AppState::upstream`].
     pub fn http(&self) -> &reqwest::Client {
         &self.0.http
     }
 
-    /// The upstream client with the policy and timeouts of `rt`.
+    /// The hot path's client with the policy and timeouts of `rt`.
     pub fn upstream(&self, rt: &RuntimeConfig) -> Upstream {
-        Upstream::new(&self.0.http, rt, &self.0.config.tuning)
+        Upstream::new(&self.0.upstream_http, rt, &self.0.config.tuning)
     }
 
     /// `primary`'s model cache.

@@ -65,11 +65,7 @@ struct Shared<'a> {
 /// with `guard` following `runtime`.
 fn user_base_client(runtime: &RuntimeConfig, guard: Arc<ConnectGuard>) -> UserBase {
     guard.set_allow_private(runtime.custom_allow_private_networks);
-    let client = build_user_url_client(runtime, guard.clone()).unwrap_or_else(|e| {
-        // The same builder as the main client, which start-up has built already.
-        tracing::error!("building the client for users' base URLs: {e}");
-        reqwest::Client::new()
-    });
+    let client = build_user_url_client(runtime, guard.clone());
     UserBase {
         client,
         guard,
@@ -381,7 +377,7 @@ mod tests {
         let bases = bases();
         let limits = Arc::default();
         let user_base = UserBase {
-            client: reqwest::Client::new(),
+            client: crate::upstream::client::HttpClient::new(Duration::from_secs(5)),
             guard: Arc::default(),
             literal: None,
         };

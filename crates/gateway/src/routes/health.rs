@@ -116,6 +116,9 @@ mod tests {
         AppState::new(crate::state::Parts {
             env_runtime: std::sync::Arc::new(config.runtime.clone()),
             http: reqwest::Client::new(),
+            upstream_http: crate::upstream::client::HttpClient::new(
+                std::time::Duration::from_secs(5),
+            ),
             tokens: TokenManager::without_credentials("us-east-1"),
             models: ModelCache::with_fallback(),
             store: None,

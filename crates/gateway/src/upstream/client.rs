@@ -11,6 +11,11 @@
 //! proxies, decompression): a URL parsed once (`http::Uri`), headers, a body
 //! of bytes, and the answer's body read chunk by chunk. reqwest stays on the
 //! cold paths (OAuth, device flows, SSO), where its conveniences pay.
+//!
+//! Base URLs users typed are called through a client built with
+//! [`HttpClient::with_resolver`] and the SSRF guard's resolver
+//! ([`super::ssrf::GuardedResolver`]), so every connection's addresses are
+//! checked when it is made.
 
 use std::time::Duration;
 
@@ -19,7 +24,9 @@ use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper_rustls::HttpsConnector;
+use hyper_util::client::legacy::connect::dns::{GaiResolver, Name};
 use hyper_util::client::legacy::connect::HttpConnector;
+use hyper_util::client::legacy::{Client, ResponseFuture};
 use hyper_util::rt::TokioExecutor;
 
 /// Idle pooled connections are closed after this long.
@@ -30,8 +37,18 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
 /// The pooled client; cheap to clone (a handle to one pool).
 #[derive(Clone)]
 pub struct HttpClient {
-    inner: hyper_util::client::legacy::Client<HttpsConnector<HttpConnector>, Full<Bytes>>,
+    inner: Inner,
 }
+
+/// The client with the system resolver, or with the SSRF guard's
+/// (a different connector type, hence two variants).
+#[derive(Clone)]
+enum Inner {
+    System(Pooled<GaiResolver>),
+    Guarded(Pooled<super::ssrf::GuardedResolver>),
+}
+
+type Pooled<R> = Client<HttpsConnector<HttpConnector<R>>, Full<Bytes>>;
 
 impl std::fmt::Debug for HttpClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -47,26 +64,28 @@ pub struct ClientError {
     pub message: String,
     /// The connection could not be made (refused, DNS, TLS, connect timeout).
     pub connect: bool,
+    /// A time limit ran out (the connect timeout).
+    pub timeout: bool,
 }
 
 impl HttpClient {
     /// A client whose connections are made within `connect_timeout`.
     pub fn new(connect_timeout: Duration) -> Self {
-        let mut http = HttpConnector::new();
-        http.enforce_http(false);
-        http.set_nodelay(true);
-        http.set_keepalive(Some(TCP_KEEPALIVE));
-        http.set_connect_timeout(Some(connect_timeout));
-        let https = hyper_rustls::HttpsConnectorBuilder::new()
-            .with_webpki_roots()
-            .https_or_http()
-            .enable_http1()
-            .enable_http2()
-            .wrap_connector(http);
-        let inner = hyper_util::client::legacy::Client::builder(TokioExecutor::new())
-            .pool_idle_timeout(POOL_IDLE_TIMEOUT)
-            .build(https);
-        HttpClient { inner }
+        HttpClient {
+            inner: Inner::System(pooled(HttpConnector::new(), connect_timeout)),
+        }
+    }
+
+    /// The same client with every host name resolved by `resolver` (the
+    /// SSRF guard's, which refuses internal addresses).
+    pub fn with_resolver(
+        resolver: super::ssrf::GuardedResolver,
+        connect_timeout: Duration,
+    ) -> Self {
+        let http = HttpConnector::new_with_resolver(resolver);
+        HttpClient {
+            inner: Inner::Guarded(pooled(http, connect_timeout)),
+        }
     }
 
     /// Send `method url` with `headers` and `body`; the response's head
@@ -82,7 +101,11 @@ impl HttpClient {
         *request.method_mut() = method;
         *request.uri_mut() = url;
         *request.headers_mut() = headers;
-        match self.inner.request(request).await {
+        let sent: ResponseFuture = match &self.inner {
+            Inner::System(client) => client.request(request),
+            Inner::Guarded(client) => client.request(request),
+        };
+        match sent.await {
             Ok(response) => {
                 let (head, body) = response.into_parts();
                 Ok(Response {
@@ -94,6 +117,29 @@ impl HttpClient {
             Err(e) => Err(describe(&e)),
         }
     }
+}
+
+/// The pooled client over `http`, dressed as the module doc says.
+fn pooled<R>(mut http: HttpConnector<R>, connect_timeout: Duration) -> Pooled<R>
+where
+    R: tower::Service<Name> + Clone + Send + Sync + 'static,
+    R::Response: Iterator<Item = std::net::SocketAddr>,
+    R::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+    R::Future: Send,
+{
+    http.enforce_http(false);
+    http.set_nodelay(true);
+    http.set_keepalive(Some(TCP_KEEPALIVE));
+    http.set_connect_timeout(Some(connect_timeout));
+    let https = hyper_rustls::HttpsConnectorBuilder::new()
+        .with_webpki_roots()
+        .https_or_http()
+        .enable_http1()
+        .enable_http2()
+        .wrap_connector(http);
+    Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(POOL_IDLE_TIMEOUT)
+        .build(https)
 }
 
 /// A response whose head has arrived.
@@ -156,9 +202,13 @@ pub enum BodyError {
 fn describe(e: &hyper_util::client::legacy::Error) -> ClientError {
     let connect = e.is_connect();
     let mut detail = None;
+    let mut timeout = false;
     let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e);
     while let Some(s) = source {
         detail = Some(s.to_string());
+        timeout |= s
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut);
         source = s.source();
     }
     let kind = if connect {
@@ -172,6 +222,7 @@ fn describe(e: &hyper_util::client::legacy::Error) -> ClientError {
             None => kind.to_owned(),
         },
         connect,
+        timeout,
     }
 }
 

@@ -126,3 +126,30 @@ async fn a_refused_connection_is_a_connect_error() {
     assert!(err.connect, "{err}");
     assert!(err.message.starts_with("connection failed"), "{err}");
 }
+
+#[tokio::test]
+async fn a_guarded_client_refuses_a_name_at_an_internal_address_unless_allowed() {
+    let (base, connections) = upstream().await;
+    let by_name = base.replace("127.0.0.1", "localhost");
+    let guard = Arc::new(crate::upstream::ssrf::ConnectGuard::default());
+    let client = HttpClient::with_resolver(
+        crate::upstream::ssrf::GuardedResolver(guard.clone()),
+        Duration::from_secs(5),
+    );
+    let get = || {
+        client.send(
+            Method::GET,
+            uri(&by_name, "/big"),
+            HeaderMap::new(),
+            Bytes::new(),
+        )
+    };
+    let err = get().await.unwrap_err();
+    assert!(err.connect, "{err}");
+    assert!(err.message.contains("internal address"), "{err}");
+    assert_eq!(connections.load(Ordering::SeqCst), 0);
+
+    guard.set_allow_private(true);
+    assert_eq!(get().await.unwrap().status(), StatusCode::OK);
+    assert_eq!(connections.load(Ordering::SeqCst), 1);
+}

@@ -17,13 +17,17 @@
 //!
 //! The request is rebuilt for every attempt by a closure, so each attempt gets
 //! the current access token and the pipeline can reuse [`send_with_retry`] for
-//! its own first-token-timeout retries.
+//! its own first-token-timeout retries. Requests go through the hot path's
+//! client ([`HttpClient`]).
 
 use std::future::Future;
 use std::time::Duration;
 
-use axum::http::StatusCode;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri};
+use bytes::Bytes;
 use rand::Rng;
+
+use super::client::{HttpClient, Response};
 
 use crate::config::{RuntimeConfig, Tuning};
 use crate::error::GatewayError;
@@ -213,9 +217,9 @@ pub fn parse_error_body(status: StatusCode, body: &[u8]) -> (String, Option<Stri
 }
 
 /// `Retry-After` in seconds (the HTTP-date form is not used by the upstreams).
-pub fn parse_retry_after(headers: &reqwest::header::HeaderMap) -> Option<Duration> {
+pub fn parse_retry_after(headers: &HeaderMap) -> Option<Duration> {
     headers
-        .get(reqwest::header::RETRY_AFTER)?
+        .get(axum::http::header::RETRY_AFTER)?
         .to_str()
         .ok()?
         .trim()
@@ -233,7 +237,7 @@ fn jitter(delay: Duration) -> Duration {
 }
 
 /// Read at most [`ERROR_BODY_LIMIT`] bytes of an error response.
-async fn read_error_body(mut resp: reqwest::Response) -> Vec<u8> {
+async fn read_error_body(mut resp: Response) -> Vec<u8> {
     let mut body = Vec::new();
     while body.len() < ERROR_BODY_LIMIT {
         match resp.chunk().await {
@@ -245,64 +249,71 @@ async fn read_error_body(mut resp: reqwest::Response) -> Vec<u8> {
     body
 }
 
+/// One attempt's request: what [`send_with_retry`]'s `build` makes.
+#[derive(Debug)]
+pub struct Outgoing {
+    pub method: Method,
+    pub url: Uri,
+    pub headers: HeaderMap,
+    pub body: Bytes,
+}
+
+impl Outgoing {
+    /// `GET url` without a body.
+    pub fn get(url: Uri, headers: HeaderMap) -> Self {
+        Outgoing {
+            method: Method::GET,
+            url,
+            headers,
+            body: Bytes::new(),
+        }
+    }
+
+    /// `POST url` with `body`.
+    pub fn post(url: Uri, headers: HeaderMap, body: Bytes) -> Self {
+        Outgoing {
+            method: Method::POST,
+            url,
+            headers,
+            body,
+        }
+    }
+}
+
 /// One attempt's result before the policy decides.
 enum Attempt {
-    Response(reqwest::Response),
+    Response(Response),
     Failed(UpstreamError),
 }
 
-async fn attempt(builder: reqwest::RequestBuilder, timeout: Duration) -> Attempt {
-    match tokio::time::timeout(timeout, builder.send()).await {
+async fn attempt(client: &HttpClient, request: Outgoing, timeout: Duration) -> Attempt {
+    let Outgoing {
+        method,
+        url,
+        headers,
+        body,
+    } = request;
+    match tokio::time::timeout(timeout, client.send(method, url, headers, body)).await {
         Err(_) => Attempt::Failed(UpstreamError::Transport {
             message: format!("no response headers within {}s", timeout.as_secs()),
             timeout: true,
         }),
-        Ok(Err(e)) if e.is_builder() => {
-            Attempt::Failed(UpstreamError::Gateway(GatewayError::internal(e)))
-        }
         Ok(Err(e)) => Attempt::Failed(UpstreamError::Transport {
-            message: transport_message(&e),
-            timeout: e.is_timeout(),
+            message: e.message,
+            timeout: e.timeout,
         }),
         Ok(Ok(resp)) => Attempt::Response(resp),
     }
 }
 
-/// The attempt's client span, child of `server`, and its request carrying
-/// the span in `traceparent`.
-fn traced(
-    builder: reqwest::RequestBuilder,
-    server: &ServerSpan,
-    provider: &'static str,
-) -> Result<(reqwest::RequestBuilder, ClientSpan), UpstreamError> {
-    let (client, request) = builder.build_split();
-    let mut request = request.map_err(|e| UpstreamError::Gateway(GatewayError::internal(e)))?;
-    let span = server.client(provider, request.url().host_str().unwrap_or_default());
-    if let Ok(value) = reqwest::header::HeaderValue::from_str(&span.traceparent()) {
-        request.headers_mut().insert("traceparent", value);
+/// The attempt's client span, child of `server`, carried by `request` in
+/// `traceparent`.
+fn traced(request: &mut Outgoing, server: &ServerSpan, provider: &'static str) -> ClientSpan {
+    let span = server.client(provider, request.url.host().unwrap_or_default());
+    if let Ok(value) = HeaderValue::from_str(&span.traceparent()) {
+        request.headers.insert("traceparent", value);
     }
-    Ok((reqwest::RequestBuilder::from_parts(client, request), span))
-}
-
-/// A short description of a transport error without the URL's query.
-fn transport_message(e: &reqwest::Error) -> String {
-    let kind = if e.is_connect() {
-        "connection failed"
-    } else if e.is_timeout() {
-        "timed out"
-    } else {
-        "request failed"
-    };
-    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e);
-    let mut detail = None;
-    while let Some(s) = source {
-        detail = Some(s.to_string());
-        source = s.source();
-    }
-    match detail {
-        Some(d) => format!("{kind}: {d}"),
-        None => kind.to_owned(),
-    }
+    span
 }
 
 /// Send one upstream request of `provider` under `policy`. Each failed
@@ -314,12 +325,13 @@ fn transport_message(e: &reqwest::Error) -> String {
 pub async fn send_with_retry<B, BF, R, RF>(
     provider: &'static str,
     policy: &RetryPolicy,
+    client: &HttpClient,
     mut build: B,
     mut on_forbidden: R,
-) -> Result<reqwest::Response, UpstreamError>
+) -> Result<Response, UpstreamError>
 where
     B: FnMut(u32) -> BF,
-    BF: Future<Output = Result<reqwest::RequestBuilder, GatewayError>>,
+    BF: Future<Output = Result<Outgoing, GatewayError>>,
     R: FnMut() -> RF,
     RF: Future<Output = Result<(), GatewayError>>,
 {
@@ -329,15 +341,12 @@ where
     let provider_index = telemetry::provider_index(provider);
     let server_span = telemetry::traces::current();
     loop {
-        let mut builder = build(attempt_no).await?;
+        let mut request = build(attempt_no).await?;
         attempt_no += 1;
-        let mut client_span = None;
-        if let Some(server) = &server_span {
-            let (traced_builder, span) = traced(builder, server, provider)?;
-            builder = traced_builder;
-            client_span = Some(span);
-        }
-        let (failure, class) = match attempt(builder, policy.request_timeout).await {
+        let client_span = server_span
+            .as_ref()
+            .map(|server| traced(&mut request, server, provider));
+        let (failure, class) = match attempt(client, request, policy.request_timeout).await {
             Attempt::Response(resp) => {
                 let status = resp.status();
                 if let Some(span) = client_span {
@@ -375,7 +384,6 @@ where
                     class,
                 )
             }
-            Attempt::Failed(e @ UpstreamError::Gateway(_)) => return Err(e),
             Attempt::Failed(e) => {
                 let timeout = matches!(e, UpstreamError::Transport { timeout: true, .. });
                 if let Some(span) = client_span {

@@ -178,18 +178,20 @@ async fn call(
     url: &str,
     policy: &RetryPolicy,
     refreshes: &Arc<AtomicU32>,
-) -> Result<reqwest::Response, UpstreamError> {
-    let client = reqwest::Client::new();
-    let url = url.to_owned();
+) -> Result<Response, UpstreamError> {
+    let client = HttpClient::new(Duration::from_secs(5));
+    let url: Uri = format!("{url}/generateAssistantResponse").parse().unwrap();
     let r = refreshes.clone();
     send_with_retry(
         "primary",
         policy,
+        &client,
         |attempt| {
-            let req = client
-                .post(format!("{url}/generateAssistantResponse"))
-                .bearer_auth(format!("token-{}", r.load(Ordering::SeqCst)))
-                .header("x-attempt", attempt.to_string());
+            let mut headers = HeaderMap::new();
+            let bearer = format!("Bearer token-{}", r.load(Ordering::SeqCst));
+            headers.insert("authorization", bearer.parse().unwrap());
+            headers.insert("x-attempt", attempt.to_string().parse().unwrap());
+            let req = Outgoing::post(url.clone(), headers, Bytes::new());
             async move { Ok(req) }
         },
         || {
@@ -218,7 +220,7 @@ async fn transient_errors_are_retried_until_success() {
     .await;
     let refreshes = Arc::new(AtomicU32::new(0));
     let resp = call(&url, &fast_policy(3), &refreshes).await.unwrap();
-    assert_eq!(resp.text().await.unwrap(), "stream");
+    assert_eq!(&resp.bytes(1024).await.unwrap()[..], b"stream");
     assert_eq!(script.calls.load(Ordering::SeqCst), 4);
 }
 
@@ -345,14 +347,16 @@ async fn connection_errors_are_retried_then_reported_as_502() {
     };
     let refreshes = Arc::new(AtomicU32::new(0));
     let attempts = Arc::new(AtomicU32::new(0));
-    let client = reqwest::Client::new();
+    let client = HttpClient::new(Duration::from_secs(5));
     let a = attempts.clone();
     let err = send_with_retry(
         "primary",
         &fast_policy(2),
+        &client,
         |_| {
             a.fetch_add(1, Ordering::SeqCst);
-            let req = client.get(format!("http://127.0.0.1:{port}/x"));
+            let url = format!("http://127.0.0.1:{port}/x").parse().unwrap();
+            let req = Outgoing::get(url, HeaderMap::new());
             async move { Ok(req) }
         },
         || {
@@ -378,9 +382,8 @@ async fn a_failing_build_is_returned_as_is() {
     let err = send_with_retry(
         "primary",
         &fast_policy(3),
-        |_| async {
-            Err::<reqwest::RequestBuilder, _>(GatewayError::Config("no credentials".into()))
-        },
+        &HttpClient::new(Duration::from_secs(5)),
+        |_| async { Err::<Outgoing, _>(GatewayError::Config("no credentials".into())) },
         || async { Ok(()) },
     )
     .await

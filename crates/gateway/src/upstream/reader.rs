@@ -79,7 +79,7 @@ impl Failure {
 
 /// An upstream body read through a decoder.
 pub struct Reader<D> {
-    response: reqwest::Response,
+    response: super::client::Response,
     decoder: D,
     idle: Duration,
     state: State,
@@ -95,7 +95,7 @@ enum State {
 
 impl<D: Decode> Reader<D> {
     /// Read `response` through `decoder`; `idle` bounds the wait for each chunk.
-    pub fn new(response: reqwest::Response, decoder: D, idle: Duration) -> Self {
+    pub fn new(response: super::client::Response, decoder: D, idle: Duration) -> Self {
         Reader {
             response,
             decoder,

@@ -12,11 +12,14 @@
 //! resolve to a public address when saved and to an internal one later (DNS
 //! rebinding), and the administrator may withdraw the permission.
 
+use std::future::Future;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 
-use reqwest::dns::{Addrs, Name, Resolve, Resolving};
+use hyper_util::client::legacy::connect::dns::Name;
 
 /// The connect-time half of the guard: the DNS resolver of the client that
 /// calls user-supplied URLs refuses internal addresses (unless allowed),
@@ -67,12 +70,30 @@ fn internal_refusal(host: &str, ip: IpAddr) -> String {
     )
 }
 
-/// The resolver of the client for user-supplied URLs.
+/// The resolver of the client for user-supplied URLs
+/// ([`super::client::HttpClient::with_resolver`]): the system's lookup,
+/// refused when any address found is internal and not allowed. The
+/// connector puts the URL's port on the addresses.
 #[derive(Debug, Clone)]
 pub struct GuardedResolver(pub Arc<ConnectGuard>);
 
-impl Resolve for GuardedResolver {
-    fn resolve(&self, name: Name) -> Resolving {
+/// A lookup under way (connections are pooled, so lookups are rare).
+type Lookup =
+    Pin<Box<dyn Future<Output = Result<std::vec::IntoIter<SocketAddr>, ResolveError>> + Send>>;
+
+/// Why a name was not resolved: the lookup failed or found an internal address.
+type ResolveError = Box<dyn std::error::Error + Send + Sync>;
+
+impl tower::Service<Name> for GuardedResolver {
+    type Response = std::vec::IntoIter<SocketAddr>;
+    type Error = ResolveError;
+    type Future = Lookup;
+
+    fn poll_ready(&mut self, _: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
+        Poll::Ready(Ok(()))
+    }
+
+    fn call(&mut self, name: Name) -> Self::Future {
         let allow = self.0.allows_private();
         let host = name.as_str().to_owned();
         Box::pin(async move {
@@ -83,8 +104,7 @@ impl Resolve for GuardedResolver {
                     return Err(internal_refusal(&host, bad.ip()).into());
                 }
             }
-            let addrs: Addrs = Box::new(found.into_iter());
-            Ok(addrs)
+            Ok(found.into_iter())
         })
     }
 }

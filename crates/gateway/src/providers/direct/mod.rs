@@ -213,7 +213,7 @@ async fn relay_native(
     turn: &Turn,
     provider: &DirectProvider,
     req: &ChatRequest,
-    resp: reqwest::Response,
+    resp: crate::upstream::client::Response,
 ) -> Result<Answer, Early> {
     let format = turn.reply.format;
     let upstream = &turn.upstream;
@@ -234,7 +234,7 @@ async fn read_converted(
     turn: &Turn,
     provider: &DirectProvider,
     req: &ChatRequest,
-    resp: reqwest::Response,
+    resp: crate::upstream::client::Response,
     meta: &translate::ResponseMeta,
     usage_hint: translate::Usage,
 ) -> Result<Answer, Early> {

@@ -19,6 +19,8 @@ const RETRY_FAILED_AFTER: Duration = Duration::from_secs(60);
 const MODEL_LIST_TIMEOUT: Duration = Duration::from_secs(10);
 /// Most pages read from a paginated listing.
 const MAX_MODEL_PAGES: usize = 10;
+/// Largest page of a listing read (real ones are a few hundred kilobytes).
+const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
 
 /// The model list of `p` (cached for `ttl`; empty when unknown).
 pub async fn list(
@@ -61,7 +63,7 @@ pub async fn fetch(upstream: &Upstream, p: &DirectProvider) -> Result<Vec<Provid
             )
             .await
             .map_err(|e| e.to_string())?;
-        let body = tokio::time::timeout(MODEL_LIST_TIMEOUT, resp.bytes())
+        let body = tokio::time::timeout(MODEL_LIST_TIMEOUT, resp.bytes(MAX_PAGE_BYTES))
             .await
             .map_err(|_| "the model list did not arrive in time".to_owned())?
             .map_err(|e| e.to_string())?;

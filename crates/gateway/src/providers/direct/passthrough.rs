@@ -32,6 +32,7 @@ use super::Early;
 use crate::error::GatewayError;
 use crate::providers::WireFormat;
 use crate::turn::{error_event, sse_response};
+use crate::upstream::client::Response as ClientResponse;
 use crate::upstream::reader::{Peer, RawEvent, Read, Reader, SseBlocks};
 use crate::usage::{Unfinished, UsageTicket};
 use translate::watch::{Ending, Watch};
@@ -261,7 +262,7 @@ impl Drop for Relayed {
 /// in between), holds `usage` until the stream ends and notes the usage the
 /// side view saw and how the stream ended.
 pub async fn stream(
-    resp: reqwest::Response,
+    resp: ClientResponse,
     format: ClientFormat,
     strip_usage: bool,
     idle: Duration,
@@ -410,7 +411,7 @@ pub async fn stream(
 /// error object in a success answer becomes the provider's error); its
 /// usage is noted on `usage`.
 pub async fn whole(
-    resp: reqwest::Response,
+    resp: ClientResponse,
     format: WireFormat,
     timeout: Duration,
     provider: &'static str,
@@ -435,10 +436,7 @@ pub async fn whole(
 }
 
 /// The whole body of a provider answer, bounded in size and time.
-pub async fn read_body(
-    mut resp: reqwest::Response,
-    timeout: Duration,
-) -> Result<Bytes, GatewayError> {
+pub async fn read_body(mut resp: ClientResponse, timeout: Duration) -> Result<Bytes, GatewayError> {
     let read = async {
         let mut body = BytesMut::new();
         while let Some(chunk) = resp.chunk().await.map_err(|e| {
@@ -553,7 +551,7 @@ impl BodyUsage {
     }
 }
 
-fn forwarded_headers(headers: &reqwest::header::HeaderMap) -> axum::http::HeaderMap {
+fn forwarded_headers(headers: &axum::http::HeaderMap) -> axum::http::HeaderMap {
     headers
         .iter()
         .filter(|(name, _)| {

@@ -13,9 +13,10 @@
 
 use std::sync::{Arc, Mutex};
 
+use axum::http::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use axum::http::StatusCode;
+use axum::http::Uri;
 use bytes::Bytes;
-use reqwest::header::{HeaderMap, HeaderName, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 
 use super::credentials::assistant_token::{self, AssistantSession};
 use super::credentials::oauth::OAuthSession;
@@ -25,7 +26,8 @@ use crate::error::GatewayError;
 use crate::providers::id::{ProviderId, WireFormat};
 use crate::providers::rate_limits::RateLimits;
 use crate::store::ids::ProviderAccountId;
-use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
+use crate::upstream::client::{HttpClient, Response};
+use crate::upstream::http::{send_with_retry, Outgoing, RetryPolicy, UpstreamError};
 use crate::upstream::ssrf::{literal_host, ConnectGuard};
 
 /// `anthropic-version` sent when the client named none.
@@ -121,7 +123,7 @@ pub struct DirectProvider {
 /// The client and guard for a base URL a user gave.
 #[derive(Debug, Clone)]
 pub struct UserBase {
-    pub client: reqwest::Client,
+    pub client: HttpClient,
     pub guard: Arc<ConnectGuard>,
     /// The address the base URL names as its host, if it names one
     /// (found once, when the provider is built).
@@ -185,13 +187,13 @@ impl DirectProvider {
     /// (`?limit=...`). A 401 renews the credential and retries once.
     pub async fn send(
         &self,
-        http: &reqwest::Client,
+        http: &HttpClient,
         policy: &RetryPolicy,
         endpoint: Endpoint,
         query: &str,
         body: Option<Bytes>,
         extras: &CallExtras,
-    ) -> Result<reqwest::Response, UpstreamError> {
+    ) -> Result<Response, UpstreamError> {
         let http = match &self.user_base {
             Some(user) => {
                 user.guard
@@ -207,18 +209,19 @@ impl DirectProvider {
             let result = send_with_retry(
                 self.id.as_str(),
                 policy,
+                http,
                 |_| {
                     let body = body.clone();
                     let used = &used;
                     async move {
                         let (base, headers, credential) = self.prepare(extras).await?;
                         *used.lock().unwrap_or_else(|p| p.into_inner()) = credential;
-                        let url = format!("{}{query}", self.url(&base, endpoint));
-                        let builder = match &body {
-                            Some(b) => http.post(url).body(b.clone()),
-                            None => http.get(url),
-                        };
-                        Ok(builder.headers(headers))
+                        let url = Uri::try_from(format!("{}{query}", self.url(&base, endpoint)))
+                            .map_err(GatewayError::internal)?;
+                        Ok(match &body {
+                            Some(b) => Outgoing::post(url, headers, b.clone()),
+                            None => Outgoing::get(url, headers),
+                        })
                     }
                 },
                 || async {

@@ -40,7 +40,7 @@ pub struct ProviderEvents {
 impl ProviderEvents {
     /// `format` is the provider's (OpenAI or Anthropic).
     pub fn new(
-        response: reqwest::Response,
+        response: crate::upstream::client::Response,
         format: WireFormat,
         idle: Duration,
         provider: &'static str,

@@ -5,6 +5,7 @@
 
 use std::sync::Arc;
 
+use axum::http::{HeaderValue, Uri};
 use bytes::Bytes;
 use translate::primary::{build_request, RequestOptions};
 use translate::ChatRequest;
@@ -19,9 +20,10 @@ const CHAT_PATH: &str = "/generateAssistantResponse";
 
 /// The URL of the chat call under one API endpoint, parsed once when the
 /// endpoint is known rather than on every request (a parse, with its IDNA
-/// pass, was about 2.5 % of a request's instructions).
+/// pass, was about 2.5 % of a request's instructions). An `http::Uri`, as
+/// the hot path's client takes it: a clone shares its bytes.
 #[derive(Debug, Clone)]
-pub struct ChatUrl(Arc<Result<reqwest::Url, String>>);
+pub struct ChatUrl(Arc<Result<Uri, String>>);
 
 impl ChatUrl {
     /// The chat URL under `api_endpoint` (a base URL such as
@@ -31,7 +33,7 @@ impl ChatUrl {
     /// client's business).
     pub fn under(api_endpoint: &str) -> Self {
         let text = format!("{}{CHAT_PATH}", api_endpoint.trim_end_matches('/'));
-        ChatUrl(Arc::new(reqwest::Url::parse(&text).map_err(|e| {
+        ChatUrl(Arc::new(parse_absolute(&text).map_err(|e| {
             tracing::error!("invalid upstream API endpoint {text}: {e}");
             "invalid upstream API endpoint: the server log says why (UPSTREAM_API_ENDPOINT)"
                 .to_owned()
@@ -41,13 +43,32 @@ impl ChatUrl {
     /// The API endpoint this URL is under (what [`ChatUrl::under`] was given).
     pub fn api_endpoint(&self) -> Option<String> {
         let url = self.0.as_ref().as_ref().ok()?;
-        url.as_str().strip_suffix(CHAT_PATH).map(str::to_owned)
+        url.to_string().strip_suffix(CHAT_PATH).map(str::to_owned)
     }
 
-    /// The URL for one request (an owned copy, as the HTTP client takes it).
-    pub fn get(&self) -> Result<reqwest::Url, GatewayError> {
+    /// The URL for one request (a clone sharing the parsed bytes).
+    pub fn get(&self) -> Result<Uri, GatewayError> {
         self.0.as_ref().clone().map_err(GatewayError::Config)
     }
+}
+
+/// `text` as an `http` or `https` URL with a host.
+fn parse_absolute(text: &str) -> Result<Uri, String> {
+    let uri = Uri::try_from(text).map_err(|e| e.to_string())?;
+    match (uri.scheme_str(), uri.host()) {
+        (Some("http" | "https"), Some(host)) if !host.is_empty() => Ok(uri),
+        (Some("http" | "https"), _) => Err("no host".into()),
+        _ => Err("the scheme must be http or https".into()),
+    }
+}
+
+/// `Authorization: Bearer {token}`, marked sensitive (kept out of logs).
+pub(crate) fn bearer_header(token: &str) -> Result<HeaderValue, GatewayError> {
+    let mut value = HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
+        GatewayError::Config("the upstream access token holds characters a header cannot".into())
+    })?;
+    value.set_sensitive(true);
+    Ok(value)
 }
 
 /// How the request is dressed: fake reasoning and the truncation-recovery addition.
@@ -113,7 +134,7 @@ mod tests {
         ] {
             let url = ChatUrl::under(base).get().expect("a valid URL");
             assert_eq!(
-                url.as_str(),
+                url.to_string(),
                 "https://q.us-east-1.amazonaws.com/generateAssistantResponse"
             );
         }
@@ -121,17 +142,30 @@ mod tests {
             .get()
             .expect("a valid URL");
         assert_eq!(
-            url.as_str(),
+            url.to_string(),
             "http://127.0.0.1:9100/prefix/generateAssistantResponse"
+        );
+        assert_eq!(
+            ChatUrl::under("http://127.0.0.1:9100/prefix/")
+                .api_endpoint()
+                .as_deref(),
+            Some("http://127.0.0.1:9100/prefix")
         );
     }
 
     #[test]
     fn an_invalid_endpoint_is_a_config_error_per_request() {
-        let err = ChatUrl::under("not a url").get().expect_err("no URL");
-        assert!(
-            matches!(err, GatewayError::Config(ref m) if m.contains("invalid upstream API endpoint")),
-            "{err:?}"
-        );
+        for endpoint in [
+            "not a url",
+            "q.us-east-1.amazonaws.com",
+            "ftp://h",
+            "http://",
+        ] {
+            let err = ChatUrl::under(endpoint).get().expect_err(endpoint);
+            assert!(
+                matches!(err, GatewayError::Config(ref m) if m.contains("invalid upstream API endpoint")),
+                "{endpoint}: {err:?}"
+            );
+        }
     }
 }

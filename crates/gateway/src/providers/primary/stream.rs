@@ -10,18 +10,19 @@
 //! times; after that, the gap between two reads is bounded by
 //! `http_request_timeout`, so a healthy long stream is never cut.
 
+use axum::http::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION, CONTENT_TYPE};
 use axum::http::StatusCode;
 use bytes::Bytes;
-use reqwest::header::{ACCEPT, CONTENT_TYPE};
 use translate::primary::{ParserOptions, StreamParser, StreamSummary};
 use translate::{ChatEvent, StreamError};
 
 use super::credentials::per_user::PrimaryAuth;
 use super::models::ResolvedModel;
+use super::request::bearer_header;
 use crate::error::GatewayError;
 use crate::providers::leading_error;
 use crate::telemetry::{self, UpstreamFailure};
-use crate::upstream::http::send_with_retry;
+use crate::upstream::http::{send_with_retry, Outgoing};
 use crate::upstream::reader::{Failure, Frames, Peer, Read, Reader};
 use crate::upstream::Upstream;
 
@@ -162,18 +163,20 @@ pub async fn open(
         let response = send_with_retry(
             "primary",
             &policy,
+            &upstream.http,
             |_| {
                 let body = body.clone();
                 let url = url.clone();
                 async move {
                     let token = auth.access_token().await?;
-                    Ok(upstream
-                        .http
-                        .post(url)
-                        .bearer_auth(token)
-                        .header(CONTENT_TYPE, "application/json")
-                        .header(ACCEPT, "application/vnd.amazon.eventstream")
-                        .body(body))
+                    let mut headers = HeaderMap::with_capacity(3);
+                    headers.insert(AUTHORIZATION, bearer_header(&token)?);
+                    headers.insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
+                    headers.insert(
+                        ACCEPT,
+                        HeaderValue::from_static("application/vnd.amazon.eventstream"),
+                    );
+                    Ok(Outgoing::post(url, headers, body))
                 }
             },
             || async { auth.force_refresh().await },

@@ -88,7 +88,7 @@ impl PrimaryAuth {
     /// What lists the upstream's models with these credentials.
     pub fn model_fetcher(
         &self,
-        http: &reqwest::Client,
+        http: &crate::upstream::client::HttpClient,
         policy: crate::upstream::http::RetryPolicy,
     ) -> Option<crate::providers::primary::models::ModelFetcher> {
         let (tokens, chat_url) = match self {

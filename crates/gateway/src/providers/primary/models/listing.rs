@@ -3,14 +3,21 @@
 //! fixing 10.1 item 4), following `nextToken` pages. The call goes through the
 //! upstream retry policy, so a 403 refreshes the token once.
 
+use axum::http::header::{HeaderMap, HeaderValue, ACCEPT, AUTHORIZATION};
+use axum::http::Uri;
 use serde::Deserialize;
 
 use super::ModelInfo;
+use crate::error::GatewayError;
 use crate::providers::primary::credentials::TokenManager;
-use crate::upstream::http::{send_with_retry, RetryPolicy, UpstreamError};
+use crate::providers::primary::request::bearer_header;
+use crate::upstream::client::HttpClient;
+use crate::upstream::http::{send_with_retry, Outgoing, RetryPolicy, UpstreamError};
 
 /// At most this many pages are followed (a loop guard; real lists fit in one).
 const MAX_PAGES: usize = 10;
+/// Largest page read (real ones are a few kilobytes).
+const MAX_PAGE_BYTES: usize = 16 * 1024 * 1024;
 
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -53,7 +60,7 @@ struct RawDefault {
 /// What the model refresher needs to call the upstream.
 #[derive(Debug, Clone)]
 pub struct ModelFetcher {
-    pub http: reqwest::Client,
+    pub http: HttpClient,
     /// Primary API base, without trailing `/`.
     pub api_endpoint: String,
     pub tokens: TokenManager,
@@ -106,26 +113,33 @@ impl ModelFetcher {
     }
 
     async fn fetch_page(&self, next_token: Option<&str>) -> Result<ListResponse, UpstreamError> {
-        let url = format!("{}/ListAvailableModels", self.api_endpoint);
-        let profile_arn = self.tokens.profile_arn();
+        let query = {
+            let mut query = url::form_urlencoded::Serializer::new(String::new());
+            query.append_pair("origin", "AI_EDITOR");
+            if let Some(arn) = self.tokens.profile_arn() {
+                query.append_pair("profileArn", &arn);
+            }
+            if let Some(t) = next_token {
+                query.append_pair("nextToken", t);
+            }
+            query.finish()
+        };
+        let url = format!("{}/ListAvailableModels?{query}", self.api_endpoint);
+        let url = Uri::try_from(url).map_err(GatewayError::internal)?;
         let resp = send_with_retry(
             "primary",
             &self.policy,
+            &self.http,
             |_| {
-                let mut query: Vec<(&str, String)> = vec![("origin", "AI_EDITOR".into())];
-                if let Some(arn) = &profile_arn {
-                    query.push(("profileArn", arn.clone()));
-                }
-                if let Some(t) = next_token {
-                    query.push(("nextToken", t.to_owned()));
-                }
-                let req = self
-                    .http
-                    .get(&url)
-                    .query(&query)
-                    .header(reqwest::header::ACCEPT, "application/json");
+                let url = url.clone();
                 let tokens = self.tokens.clone();
-                async move { Ok(req.bearer_auth(tokens.access_token().await?)) }
+                async move {
+                    let token = tokens.access_token().await?;
+                    let mut headers = HeaderMap::new();
+                    headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+                    headers.insert(AUTHORIZATION, bearer_header(&token)?);
+                    Ok(Outgoing::get(url, headers))
+                }
             },
             || {
                 let tokens = self.tokens.clone();
@@ -133,10 +147,13 @@ impl ModelFetcher {
             },
         )
         .await?;
-        let bytes = resp.bytes().await.map_err(|e| UpstreamError::Transport {
-            message: format!("reading the model list failed: {e}"),
-            timeout: e.is_timeout(),
-        })?;
+        let bytes = resp
+            .bytes(MAX_PAGE_BYTES)
+            .await
+            .map_err(|e| UpstreamError::Transport {
+                message: format!("reading the model list failed: {e}"),
+                timeout: false,
+            })?;
         serde_json::from_slice(&bytes).map_err(|e| UpstreamError::Status {
             status: axum::http::StatusCode::BAD_GATEWAY,
             message: format!("model list not understood: {e}"),
