@@ -27,7 +27,36 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
 /// connect timeout of the configuration and no total timeout (a stream may
 /// run for many minutes; the pipeline bounds waits itself).
 pub fn build_upstream_client(runtime: &RuntimeConfig) -> HttpClient {
+    let named = proxy_variables(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
+    if !named.is_empty() {
+        // Names only: a proxy URL may carry credentials.
+        tracing::warn!(
+            variables = named.join(","),
+            "an outbound proxy is configured, but the upstream calls (chat, token counting, \
+             model lists) connect directly; only the sign-in flows, SSO, the guardrail service \
+             and trace export use it (docs/configuration.md)"
+        );
+    }
     HttpClient::new(runtime.http_connect_timeout)
+}
+
+/// The proxy variables reqwest (the cold paths' client) follows and the hot
+/// path's client does not.
+const PROXY_VARIABLES: [&str; 6] = [
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
+
+/// Which of [`PROXY_VARIABLES`] `is_set` says are set.
+fn proxy_variables(is_set: impl Fn(&str) -> bool) -> Vec<&'static str> {
+    PROXY_VARIABLES
+        .into_iter()
+        .filter(|name| is_set(name))
+        .collect()
 }
 
 /// The same client for URLs users gave (their accounts' base URLs): every
@@ -74,5 +103,19 @@ impl Upstream {
             idle: runtime.http_request_timeout,
             first_token: runtime.first_token_timeout,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_proxy_variables_set_are_named() {
+        assert!(proxy_variables(|_| false).is_empty());
+        assert_eq!(
+            proxy_variables(|name| matches!(name, "https_proxy" | "ALL_PROXY")),
+            ["https_proxy", "ALL_PROXY"]
+        );
     }
 }
