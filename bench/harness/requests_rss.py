@@ -25,16 +25,15 @@ past the bound."""
 
 import argparse
 import datetime
-import json
 import os
 import sys
 import time
 import urllib.request
 
 from . import loadgen, procs
-from .__main__ import REPO, machine
+from .__main__ import machine
 from .soak import (BENCH_DIR, count_dir, create_database, drop_database, fmt, headers, kinds,
-                   metric, start_full, usage_rows)
+                   metric, start_full, usage_rows, write_results)
 
 
 def log(msg):
@@ -242,17 +241,9 @@ def run(args, cores, rundir, db, meta, started):
     text = render(meta, samples, verdict, summary, rows)
     text += ("The first row is the idle gateway before load, the last 2 s after wrk "
              "stopped.\n")
-    for f in failures:
-        text += f"FAILED: {f}\n"
-    with open(os.path.join(rundir, "samples.json"), "w") as f:
-        json.dump({"meta": meta, "samples": samples, "verdict": verdict, "wrk": summary,
-                   "usage_rows": rows}, f, indent=1)
-    with open(os.path.join(rundir, "table.md"), "w") as f:
-        f.write(text)
-    print()
-    print(text)
-    log(f"written: {os.path.relpath(rundir, REPO)}/table.md, samples.json")
-    return 1 if failures else 0
+    return write_results(rundir, text, failures,
+                         {"meta": meta, "samples": samples, "verdict": verdict, "wrk": summary,
+                          "usage_rows": rows})
 
 
 if __name__ == "__main__":

@@ -562,12 +562,18 @@ def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
                             f"({tally.samples.get(name, [])[:1]})")
     if sum(tally.right.values()) == 0:
         failures.append("no request was answered as expected")
+    return write_results(rundir, text, failures,
+                         {"meta": meta, "samples": samples, "verdict": verdict,
+                          "right": tally.right, "wrong": tally.wrong, "usage_rows": rows})
+
+
+def write_results(rundir, text, failures, record):
+    """Write a run's table (`text` with its failures) and `record` to
+    `rundir`, print the table; the exit status: 1 when anything failed."""
     for f in failures:
         text += f"FAILED: {f}\n"
     with open(os.path.join(rundir, "samples.json"), "w") as f:
-        json.dump({"meta": meta, "samples": samples, "verdict": verdict,
-                   "right": tally.right, "wrong": tally.wrong, "usage_rows": rows}, f,
-                  indent=1)
+        json.dump(record, f, indent=1)
     with open(os.path.join(rundir, "table.md"), "w") as f:
         f.write(text)
     print()
