@@ -314,3 +314,21 @@ async fn a_guarded_client_checks_the_target_itself_and_tunnels_to_the_checked_ad
         "an http target tunnels too: {line}"
     );
 }
+
+#[test]
+fn without_a_proxy_the_client_is_the_plain_one() {
+    // No proxy connector, no per-request matching: the cost of a request
+    // is the one it had before proxies were followed.
+    for config in [ProxyConfig::none(), proxies("", "", "example.com")] {
+        let client = HttpClient::with_proxy(timeout(), &config);
+        assert!(matches!(client.inner, Inner::System(_)));
+        let guarded = HttpClient::with_resolver(
+            GuardedResolver(Arc::new(ConnectGuard::default())),
+            timeout(),
+            &config,
+        );
+        assert!(matches!(guarded.inner, Inner::Guarded(_)));
+    }
+    let proxied = HttpClient::with_proxy(timeout(), &proxies("http://p:3128", "", ""));
+    assert!(matches!(proxied.inner, Inner::Proxied(..)));
+}
