@@ -108,7 +108,8 @@ pub async fn serve(
     }
 
     let http = upstream::build_http_client(&config.runtime).context("building the HTTP client")?;
-    let upstream_http = upstream::build_upstream_client(&config.runtime);
+    let upstream_http =
+        upstream::build_upstream_client(&config.runtime).context("the outbound proxy variables")?;
     let tokens = match config.mode {
         GatewayMode::Proxy => {
             tokio::select! {

@@ -377,7 +377,7 @@ mod tests {
         let bases = bases();
         let limits = Arc::default();
         let user_base = UserBase {
-            client: crate::upstream::client::HttpClient::new(Duration::from_secs(5)),
+            client: crate::upstream::client::HttpClient::direct(Duration::from_secs(5)),
             guard: Arc::default(),
             literal: None,
         };

@@ -116,7 +116,7 @@ mod tests {
         AppState::new(crate::state::Parts {
             env_runtime: std::sync::Arc::new(config.runtime.clone()),
             http: reqwest::Client::new(),
-            upstream_http: crate::upstream::client::HttpClient::new(
+            upstream_http: crate::upstream::client::HttpClient::direct(
                 std::time::Duration::from_secs(5),
             ),
             tokens: TokenManager::without_credentials("us-east-1"),

@@ -8,26 +8,39 @@
 //! through its layers; on a request that costs the gateway about 245,000
 //! instructions that was about 13,000 (docs/benchmarks.md). The gateway's
 //! upstream calls need none of what those layers add (redirects, cookies,
-//! proxies, decompression): a URL parsed once (`http::Uri`), headers, a body
-//! of bytes, and the answer's body read chunk by chunk. reqwest stays on the
+//! decompression; the outbound proxy is a connector of their own, below):
+//! a URL parsed once (`http::Uri`), headers, a body of bytes, and the
+//! answer's body read chunk by chunk. reqwest stays on the
 //! cold paths (OAuth, device flows, SSO), where its conveniences pay.
 //!
 //! Base URLs users typed are called through a client built with
 //! [`HttpClient::with_resolver`] and the SSRF guard's resolver
 //! ([`super::ssrf::GuardedResolver`]), so every connection's addresses are
 //! checked when it is made.
+//!
+//! With an outbound proxy configured ([`super::proxy`]) the connector is
+//! [`super::proxy_connector::ProxyConnector`], which decides per new
+//! connection; without one the client is exactly the plain one.
 
+use std::sync::Arc;
 use std::time::Duration;
 
+use axum::http::header::PROXY_AUTHORIZATION;
+use axum::http::uri::Scheme;
 use axum::http::{HeaderMap, Method, Request, StatusCode, Uri};
 use bytes::{Bytes, BytesMut};
 use http_body_util::{BodyExt as _, Full};
 use hyper::body::Incoming;
 use hyper_rustls::HttpsConnector;
-use hyper_util::client::legacy::connect::dns::{GaiResolver, Name};
+use hyper_util::client::legacy::connect::dns::GaiResolver;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::legacy::{Client, ResponseFuture};
+use hyper_util::client::proxy::matcher::Matcher;
 use hyper_util::rt::TokioExecutor;
+
+use super::proxy::{ProxyConfig, ProxyConfigError};
+use super::proxy_connector::ProxyConnector;
+use super::ssrf::GuardedResolver;
 
 /// Idle pooled connections are closed after this long.
 const POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
@@ -40,15 +53,22 @@ pub struct HttpClient {
     inner: Inner,
 }
 
-/// The client with the system resolver, or with the SSRF guard's
-/// (a different connector type, hence two variants).
+/// The client with the system resolver, or with the SSRF guard's, each
+/// direct or through the outbound proxy (a different connector type each,
+/// hence four variants).
 #[derive(Clone)]
 enum Inner {
-    System(Pooled<GaiResolver>),
-    Guarded(Pooled<super::ssrf::GuardedResolver>),
+    System(Pooled<HttpConnector>),
+    Guarded(Pooled<HttpConnector<GuardedResolver>>),
+    /// The matcher tells which `http://` requests go to the proxy in
+    /// absolute form and so carry its credentials.
+    Proxied(Pooled<ProxyConnector<GaiResolver>>, Arc<Matcher>),
+    /// Users' base URLs always tunnel (the connector's doc says why), so
+    /// no request carries the proxy's credentials.
+    GuardedProxied(Pooled<ProxyConnector<GuardedResolver>>),
 }
 
-type Pooled<R> = Client<HttpsConnector<HttpConnector<R>>, Full<Bytes>>;
+type Pooled<C> = Client<HttpsConnector<C>, Full<Bytes>>;
 
 impl std::fmt::Debug for HttpClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -69,23 +89,60 @@ pub struct ClientError {
 }
 
 impl HttpClient {
-    /// A client whose connections are made within `connect_timeout`.
-    pub fn new(connect_timeout: Duration) -> Self {
-        HttpClient {
-            inner: Inner::System(pooled(HttpConnector::new(), connect_timeout)),
-        }
+    /// A client whose connections are made within `connect_timeout`,
+    /// through the outbound proxy the environment names (read once per
+    /// process, [`ProxyConfig::from_env`]).
+    pub fn new(connect_timeout: Duration) -> Result<Self, ProxyConfigError> {
+        Ok(Self::with_proxy(connect_timeout, &ProxyConfig::from_env()?))
+    }
+
+    /// The client with no proxy: every connection direct.
+    pub fn direct(connect_timeout: Duration) -> Self {
+        Self::with_proxy(connect_timeout, &ProxyConfig::none())
+    }
+
+    /// The client through `proxy`'s outbound proxy.
+    pub fn with_proxy(connect_timeout: Duration, proxy: &ProxyConfig) -> Self {
+        let http = dressed(HttpConnector::new(), connect_timeout);
+        let inner = match proxy.matcher() {
+            None => Inner::System(pooled(http)),
+            Some(matcher) => {
+                let to_proxy = dressed(HttpConnector::new(), connect_timeout);
+                let connector =
+                    ProxyConnector::new(http, to_proxy, matcher.clone(), None, connect_timeout);
+                Inner::Proxied(pooled(connector), matcher.clone())
+            }
+        };
+        HttpClient { inner }
     }
 
     /// The same client with every host name resolved by `resolver` (the
-    /// SSRF guard's, which refuses internal addresses).
+    /// SSRF guard's, which refuses internal addresses); through `proxy`,
+    /// the guard resolves the target before the tunnel is asked for.
     pub fn with_resolver(
-        resolver: super::ssrf::GuardedResolver,
+        resolver: GuardedResolver,
         connect_timeout: Duration,
+        proxy: &ProxyConfig,
     ) -> Self {
-        let http = HttpConnector::new_with_resolver(resolver);
-        HttpClient {
-            inner: Inner::Guarded(pooled(http, connect_timeout)),
-        }
+        let http = dressed(
+            HttpConnector::new_with_resolver(resolver.clone()),
+            connect_timeout,
+        );
+        let inner = match proxy.matcher() {
+            None => Inner::Guarded(pooled(http)),
+            Some(matcher) => {
+                let to_proxy = dressed(HttpConnector::new(), connect_timeout);
+                let connector = ProxyConnector::new(
+                    http,
+                    to_proxy,
+                    matcher.clone(),
+                    Some(resolver),
+                    connect_timeout,
+                );
+                Inner::GuardedProxied(pooled(connector))
+            }
+        };
+        HttpClient { inner }
     }
 
     /// Send `method url` with `headers` and `body`; the response's head
@@ -104,8 +161,27 @@ impl HttpClient {
         let sent: ResponseFuture = match &self.inner {
             Inner::System(client) => client.request(request),
             Inner::Guarded(client) => client.request(request),
+            Inner::Proxied(client, matcher) => {
+                add_proxy_credentials(&mut request, matcher);
+                client.request(request)
+            }
+            Inner::GuardedProxied(client) => client.request(request),
         };
         match sent.await {
+            // Only a proxy answers 407 (to a request it got in absolute
+            // form): the upstream was not reached.
+            Ok(response)
+                if matches!(self.inner, Inner::Proxied(..))
+                    && response.status() == StatusCode::PROXY_AUTHENTICATION_REQUIRED =>
+            {
+                Err(ClientError {
+                    message: "connection failed: the outbound proxy refused the request \
+                              (407 Proxy Authentication Required)"
+                        .to_owned(),
+                    connect: true,
+                    timeout: false,
+                })
+            }
             Ok(response) => {
                 let (head, body) = response.into_parts();
                 Ok(Response {
@@ -119,27 +195,52 @@ impl HttpClient {
     }
 }
 
-/// The pooled client over `http`, dressed as the module doc says.
-fn pooled<R>(mut http: HttpConnector<R>, connect_timeout: Duration) -> Pooled<R>
-where
-    R: tower::Service<Name> + Clone + Send + Sync + 'static,
-    R::Response: Iterator<Item = std::net::SocketAddr>,
-    R::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-    R::Future: Send,
-{
+/// `http` dressed as the module doc says.
+fn dressed<R>(mut http: HttpConnector<R>, connect_timeout: Duration) -> HttpConnector<R> {
     http.enforce_http(false);
     http.set_nodelay(true);
     http.set_keepalive(Some(TCP_KEEPALIVE));
     http.set_connect_timeout(Some(connect_timeout));
+    http
+}
+
+/// The pooled client over `connector`, with TLS as the module doc says.
+fn pooled<C>(connector: C) -> Pooled<C>
+where
+    C: tower::Service<Uri> + Clone + Send + Sync + 'static,
+    C::Response: hyper_util::client::legacy::connect::Connection
+        + hyper::rt::Read
+        + hyper::rt::Write
+        + Send
+        + Unpin
+        + 'static,
+    C::Future: Send + 'static,
+    C::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
     let https = hyper_rustls::HttpsConnectorBuilder::new()
         .with_webpki_roots()
         .https_or_http()
         .enable_http1()
         .enable_http2()
-        .wrap_connector(http);
+        .wrap_connector(connector);
     Client::builder(TokioExecutor::new())
         .pool_idle_timeout(POOL_IDLE_TIMEOUT)
         .build(https)
+}
+
+/// An `http://` request the proxy gets in absolute form carries the proxy
+/// URL's credentials (a tunnelled one does not: they went in its CONNECT).
+fn add_proxy_credentials(request: &mut Request<Full<Bytes>>, matcher: &Matcher) {
+    if request.uri().scheme() != Some(&Scheme::HTTP) {
+        return;
+    }
+    if let Some(proxy) = matcher.intercept(request.uri()) {
+        if let Some(auth) = proxy.basic_auth() {
+            request
+                .headers_mut()
+                .insert(PROXY_AUTHORIZATION, auth.clone());
+        }
+    }
 }
 
 /// A response whose head has arrived.
@@ -229,3 +330,7 @@ fn describe(e: &hyper_util::client::legacy::Error) -> ClientError {
 #[cfg(test)]
 #[path = "client_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "client_proxy_tests.rs"]
+mod proxy_tests;

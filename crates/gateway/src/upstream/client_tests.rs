@@ -15,7 +15,7 @@ use axum::Router;
 use super::*;
 
 /// A local upstream counting the TCP connections it accepted.
-async fn upstream() -> (String, Arc<AtomicUsize>) {
+pub(super) async fn upstream() -> (String, Arc<AtomicUsize>) {
     let connections = Arc::new(AtomicUsize::new(0));
     let counted = connections.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -39,14 +39,14 @@ async fn upstream() -> (String, Arc<AtomicUsize>) {
     (format!("http://{addr}"), connections)
 }
 
-fn uri(base: &str, path: &str) -> Uri {
+pub(super) fn uri(base: &str, path: &str) -> Uri {
     format!("{base}{path}").parse().unwrap()
 }
 
 #[tokio::test]
 async fn sequential_requests_share_one_pooled_connection() {
     let (base, connections) = upstream().await;
-    let client = HttpClient::new(Duration::from_secs(5));
+    let client = HttpClient::direct(Duration::from_secs(5));
     for i in 0..5 {
         let body = Bytes::from(format!("hello {i}"));
         let resp = client
@@ -67,7 +67,7 @@ async fn sequential_requests_share_one_pooled_connection() {
 #[tokio::test]
 async fn a_streamed_body_is_read_in_its_pieces() {
     let (base, _) = upstream().await;
-    let client = HttpClient::new(Duration::from_secs(5));
+    let client = HttpClient::direct(Duration::from_secs(5));
     let mut resp = client
         .send(
             Method::GET,
@@ -91,7 +91,7 @@ async fn a_streamed_body_is_read_in_its_pieces() {
 #[tokio::test]
 async fn a_body_over_the_limit_is_refused() {
     let (base, _) = upstream().await;
-    let client = HttpClient::new(Duration::from_secs(5));
+    let client = HttpClient::direct(Duration::from_secs(5));
     let resp = client
         .send(
             Method::GET,
@@ -113,7 +113,7 @@ async fn a_refused_connection_is_a_connect_error() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     drop(listener);
-    let client = HttpClient::new(Duration::from_secs(5));
+    let client = HttpClient::direct(Duration::from_secs(5));
     let err = client
         .send(
             Method::GET,
@@ -135,6 +135,7 @@ async fn a_guarded_client_refuses_a_name_at_an_internal_address_unless_allowed()
     let client = HttpClient::with_resolver(
         crate::upstream::ssrf::GuardedResolver(guard.clone()),
         Duration::from_secs(5),
+        &ProxyConfig::none(),
     );
     let get = || {
         client.send(

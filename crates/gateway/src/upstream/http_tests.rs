@@ -179,7 +179,7 @@ async fn call(
     policy: &RetryPolicy,
     refreshes: &Arc<AtomicU32>,
 ) -> Result<Response, UpstreamError> {
-    let client = HttpClient::new(Duration::from_secs(5));
+    let client = HttpClient::direct(Duration::from_secs(5));
     let url: Uri = format!("{url}/generateAssistantResponse").parse().unwrap();
     let r = refreshes.clone();
     send_with_retry(
@@ -347,7 +347,7 @@ async fn connection_errors_are_retried_then_reported_as_502() {
     };
     let refreshes = Arc::new(AtomicU32::new(0));
     let attempts = Arc::new(AtomicU32::new(0));
-    let client = HttpClient::new(Duration::from_secs(5));
+    let client = HttpClient::direct(Duration::from_secs(5));
     let a = attempts.clone();
     let err = send_with_retry(
         "primary",
@@ -382,7 +382,7 @@ async fn a_failing_build_is_returned_as_is() {
     let err = send_with_retry(
         "primary",
         &fast_policy(3),
-        &HttpClient::new(Duration::from_secs(5)),
+        &HttpClient::direct(Duration::from_secs(5)),
         |_| async { Err::<Outgoing, _>(GatewayError::Config("no credentials".into())) },
         || async { Ok(()) },
     )

@@ -4,10 +4,13 @@
 //! the retry policy around one request ([`http`]), the one loop that reads
 //! an answer's body through a format's decoder ([`reader`]), and
 //! [`Upstream`], the client with the policy of one request's configuration
-//! snapshot.
+//! snapshot. Both hot-path clients follow the operator's outbound proxy
+//! variables ([`proxy`], [`proxy_connector`]).
 
 pub mod client;
 pub mod http;
+pub mod proxy;
+mod proxy_connector;
 pub mod reader;
 pub mod ssrf;
 
@@ -25,47 +28,51 @@ const TCP_KEEPALIVE: Duration = Duration::from_secs(60);
 
 /// The hot path's client (chat calls, counting, model listings): the
 /// connect timeout of the configuration and no total timeout (a stream may
-/// run for many minutes; the pipeline bounds waits itself).
-pub fn build_upstream_client(runtime: &RuntimeConfig) -> HttpClient {
+/// run for many minutes; the pipeline bounds waits itself), through the
+/// outbound proxy the environment names. Refused when a proxy variable
+/// names a proxy the client cannot use.
+pub fn build_upstream_client(
+    runtime: &RuntimeConfig,
+) -> Result<HttpClient, proxy::ProxyConfigError> {
+    let client = HttpClient::new(runtime.http_connect_timeout)?;
     let named = proxy_variables(|name| std::env::var_os(name).is_some_and(|v| !v.is_empty()));
     if !named.is_empty() {
         // Names only: a proxy URL may carry credentials.
-        tracing::warn!(
+        tracing::info!(
             variables = named.join(","),
-            "an outbound proxy is configured, but the upstream calls (chat, token counting, \
-             model lists) connect directly; only the sign-in flows, SSO, the guardrail service \
-             and trace export use it (docs/configuration.md)"
+            "the upstream calls (chat, token counting, model lists) follow the outbound proxy \
+             variables, as the sign-in flows, SSO, the guardrail service and trace export do \
+             (docs/configuration.md)"
         );
     }
-    HttpClient::new(runtime.http_connect_timeout)
+    Ok(client)
 }
 
-/// The proxy variables reqwest (the cold paths' client) follows and the hot
-/// path's client does not.
-const PROXY_VARIABLES: [&str; 6] = [
-    "HTTPS_PROXY",
-    "https_proxy",
-    "HTTP_PROXY",
-    "http_proxy",
-    "ALL_PROXY",
-    "all_proxy",
-];
-
-/// Which of [`PROXY_VARIABLES`] `is_set` says are set.
+/// Which of the proxy variables ([`proxy::PROXY_VARIABLES`], both spellings
+/// of each) `is_set` says are set.
 fn proxy_variables(is_set: impl Fn(&str) -> bool) -> Vec<&'static str> {
-    PROXY_VARIABLES
+    proxy::PROXY_VARIABLES
         .into_iter()
+        .flat_map(|(upper, lower)| [upper, lower])
         .filter(|name| is_set(name))
         .collect()
 }
 
 /// The same client for URLs users gave (their accounts' base URLs): every
-/// connection's addresses pass [`ssrf::ConnectGuard`] first.
+/// connection's addresses pass [`ssrf::ConnectGuard`] first, through the
+/// outbound proxy too ([`proxy_connector`]).
 pub fn build_user_url_client(
     runtime: &RuntimeConfig,
     guard: Arc<ssrf::ConnectGuard>,
 ) -> HttpClient {
-    HttpClient::with_resolver(ssrf::GuardedResolver(guard), runtime.http_connect_timeout)
+    // Checked at start-up by build_upstream_client, which refuses to start
+    // on a proxy it cannot use; read once per process.
+    let proxy = proxy::ProxyConfig::from_env().unwrap_or_default();
+    HttpClient::with_resolver(
+        ssrf::GuardedResolver(guard),
+        runtime.http_connect_timeout,
+        &proxy,
+    )
 }
 
 /// The cold paths' client (OAuth and device flows, SSO, credential refresh,
@@ -114,8 +121,21 @@ mod tests {
     fn the_proxy_variables_set_are_named() {
         assert!(proxy_variables(|_| false).is_empty());
         assert_eq!(
-            proxy_variables(|name| matches!(name, "https_proxy" | "ALL_PROXY")),
-            ["https_proxy", "ALL_PROXY"]
+            proxy_variables(|name| matches!(name, "https_proxy" | "ALL_PROXY" | "NO_PROXY")),
+            ["https_proxy", "ALL_PROXY", "NO_PROXY"]
         );
+        // Every variable the client reads is one the line can name.
+        for name in [
+            "HTTPS_PROXY",
+            "https_proxy",
+            "HTTP_PROXY",
+            "http_proxy",
+            "ALL_PROXY",
+            "all_proxy",
+            "NO_PROXY",
+            "no_proxy",
+        ] {
+            assert_eq!(proxy_variables(|n| n == name), [name]);
+        }
     }
 }

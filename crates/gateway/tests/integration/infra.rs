@@ -530,7 +530,7 @@ async fn the_model_cache_is_filled_from_the_simulator() {
     );
     let config = config_from([("DATA_DIR", dir.path().display().to_string())]);
     let fetcher = ModelFetcher {
-        http: gateway::upstream::build_upstream_client(&config.runtime),
+        http: gateway::upstream::build_upstream_client(&config.runtime).unwrap(),
         api_endpoint: sim.base_url(),
         tokens: tokens.clone(),
         policy: gateway::upstream::http::RetryPolicy::new(&config.runtime, &config.tuning),
