@@ -128,6 +128,7 @@ fn bench_stream_parser(c: &mut Criterion) {
     let opts = ParserOptions {
         extract_thinking: true,
         context_window: Some(200_000),
+        claude_tokens: false,
     };
     let run = |payloads: &[(&str, String)]| {
         let (events, summary) = parse_all(opts, payloads);
@@ -203,6 +204,7 @@ fn bench_small_answer(c: &mut Criterion) {
     let opts = ParserOptions {
         extract_thinking: true,
         context_window: Some(200_000),
+        claude_tokens: false,
     };
     let mut group = c.benchmark_group("primary_stream_parser_small_answer");
     group.throughput(Throughput::Elements(20));

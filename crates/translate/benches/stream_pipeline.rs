@@ -8,6 +8,11 @@
 //! their events (one scan) -> `translate::watch::Watch` (usage, errors,
 //! ending) -> the same bytes out, for a chat-completions and a messages
 //! stream.
+//!
+//! And the cross-format relay's first half: a provider's chat-completions
+//! stream, shaped as OpenAI sends it (`system_fingerprint`, `logprobs`,
+//! `refusal`), read into canonical events by `translate::openai::StreamParser`
+//! (text deltas, and a tool call in argument fragments).
 
 use bytes::BytesMut;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
@@ -87,6 +92,7 @@ fn relay(input: &[u8], format: ClientFormat) -> usize {
     let mut parser = StreamParser::new(ParserOptions {
         extract_thinking: false,
         context_window: Some(200_000),
+        claude_tokens: false,
     });
     let mut encoder = Encoder::new(format);
     let mut buf = BytesMut::with_capacity(READ * 2);
@@ -247,5 +253,78 @@ fn bench_native(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench, bench_native);
+/// A provider's chat-completions stream as OpenAI writes it: `texts` text
+/// deltas, then (with `tool`) one tool call in 3 argument fragments, the
+/// finish, the usage chunk and `[DONE]`.
+fn provider_stream(texts: usize, tool: bool) -> Vec<u8> {
+    let mut out = BytesMut::new();
+    let head = r#"{"id":"chatcmpl-7Ruy1FAEsjiAvaz0XDQITH6Xpa2g3","object":"chat.completion.chunk","created":1795846047,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_23987855ad","choices":[{"index":0,"delta":"#;
+    let chunk = |delta: &str, finish: &str| {
+        format!(r#"{head}{delta},"logprobs":null,"finish_reason":{finish}}}]}}"#)
+    };
+    let mut push = |data: String| write_data(&mut out, data.as_bytes());
+    push(chunk(
+        r#"{"role":"assistant","content":"","refusal":null}"#,
+        "null",
+    ));
+    for i in 0..texts {
+        let text: String = "Let me look that up for you. "
+            .chars()
+            .cycle()
+            .skip(i % 5)
+            .take(20)
+            .collect();
+        push(chunk(
+            &serde_json::json!({ "content": text }).to_string(),
+            "null",
+        ));
+    }
+    if tool {
+        push(chunk(
+            r#"{"tool_calls":[{"index":0,"id":"call_DJAHk64Q6vOI7kG34UOFLFCB","type":"function","function":{"name":"get_weather","arguments":""}}]}"#,
+            "null",
+        ));
+        for part in [r#"{\"quer"#, r#"y\":\"si"#, r#"m-0\"}"#] {
+            push(chunk(
+                &format!(r#"{{"tool_calls":[{{"index":0,"function":{{"arguments":"{part}"}}}}]}}"#),
+                "null",
+            ));
+        }
+    }
+    push(chunk(
+        "{}",
+        if tool { r#""tool_calls""# } else { r#""stop""# },
+    ));
+    push(r#"{"id":"chatcmpl-7Ruy1FAEsjiAvaz0XDQITH6Xpa2g3","object":"chat.completion.chunk","created":1795846047,"model":"gpt-4o-2024-08-06","system_fingerprint":"fp_23987855ad","choices":[],"usage":{"prompt_tokens":900,"completion_tokens":60,"total_tokens":960,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":0}}}"#.to_owned());
+    out.extend_from_slice(wire::sse::DONE);
+    out.to_vec()
+}
+
+/// Reads a provider stream into canonical events; returns how many.
+fn cross_parse(input: &[u8]) -> usize {
+    let mut sse = SseParser::new();
+    let mut parser = translate::openai::StreamParser::new();
+    let mut events = Vec::new();
+    sse.feed(input);
+    while let Ok(Some(event)) = sse.next_event() {
+        let pushed = parser.push(&event, &mut events);
+        assert!(pushed.is_ok(), "the bench's own stream did not parse");
+    }
+    parser.finish(&mut events);
+    assert!(matches!(events.last(), Some(ChatEvent::Stop { .. })));
+    black_box(&events);
+    events.len()
+}
+
+fn bench_cross(c: &mut Criterion) {
+    let mut group = c.benchmark_group("cross_format_parse");
+    for (name, texts, tool) in [("openai_20_text", 20, false), ("openai_tool_call", 2, true)] {
+        let input = provider_stream(texts, tool);
+        group.throughput(Throughput::Elements(1));
+        group.bench_function(name, |b| b.iter(|| black_box(cross_parse(&input))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_native, bench_cross);
 criterion_main!(benches);

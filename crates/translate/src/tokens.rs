@@ -226,10 +226,12 @@ pub fn estimate_request(req: &ChatRequest) -> u32 {
     }
 }
 
-/// Estimated completion tokens for generated text of a model.
-pub fn estimate_output(model: &str, text: &str) -> u32 {
+/// Estimated completion tokens of generated text; `claude`: the model is of
+/// the Claude family ([`is_claude`]), whose counts are scaled as the
+/// prompt's are in [`estimate_request`].
+pub fn estimate_output(claude: bool, text: &str) -> u32 {
     let n = count_text(text);
-    if is_claude(model) {
+    if claude {
         scale(n, CLAUDE_CORRECTION)
     } else {
         n
@@ -265,7 +267,8 @@ fn count_part(part: &ContentPart) -> u32 {
     }
 }
 
-fn is_claude(model: &str) -> bool {
+/// Whether `model` (optionally `vendor/`-prefixed) is of the Claude family.
+pub fn is_claude(model: &str) -> bool {
     let m = model.rsplit('/').next().unwrap_or(model);
     m.get(..6).is_some_and(|p| p.eq_ignore_ascii_case("claude"))
 }

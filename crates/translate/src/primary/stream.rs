@@ -55,6 +55,9 @@ pub struct ParserOptions {
     /// The model's context window in tokens, to turn `contextUsagePercentage`
     /// into an input-token estimate.
     pub context_window: Option<u32>,
+    /// The model is of the Claude family: an output estimate is scaled as
+    /// the prompt's is ([`tokens::CLAUDE_CORRECTION`]).
+    pub claude_tokens: bool,
 }
 
 /// What a finished stream looked like, for the caller's bookkeeping
@@ -377,7 +380,12 @@ impl StreamParser {
         let mut usage = Usage {
             // Counting is the costliest step of a stream; skip it when the
             // upstream reported the figure.
-            output_tokens: exact_output.or_else(|| Some(tokens::count_text(&self.output))),
+            output_tokens: exact_output.or_else(|| {
+                Some(tokens::estimate_output(
+                    self.opts.claude_tokens,
+                    &self.output,
+                ))
+            }),
             ..Usage::default()
         };
         if let (Some(pct), Some(window)) = (self.context_pct, self.opts.context_window) {

@@ -53,6 +53,7 @@ fn the_documented_example_stream() {
     let opts = ParserOptions {
         extract_thinking: true,
         context_window: Some(200_000),
+        claude_tokens: false,
     };
     let (events, summary) = run(opts, &msgs);
     let output = crate::tokens::count_text("Let me check.{\"path\":\"README.md\"}");
@@ -124,6 +125,7 @@ fn thinking_split_at_every_position() {
             ParserOptions {
                 extract_thinking: true,
                 context_window: None,
+                claude_tokens: false,
             },
             &msgs,
         );
@@ -225,6 +227,7 @@ fn error_frames_bad_payloads_and_invalid_state_are_errors() {
         ParserOptions {
             extract_thinking: true,
             context_window: None,
+            claude_tokens: false,
         },
         &[
             ev("assistantResponseEvent", r#"{"content":"<thin"}"#),
@@ -345,6 +348,7 @@ fn native_reasoning_bypasses_the_tag_splitter() {
         ParserOptions {
             extract_thinking: true,
             context_window: None,
+            claude_tokens: false,
         },
         &msgs,
     );
@@ -504,6 +508,7 @@ fn escaped_content_is_decoded() {
     let on = ParserOptions {
         extract_thinking: true,
         context_window: None,
+        claude_tokens: false,
     };
     let (events, summary) = run(on, &msgs);
     assert_eq!(
@@ -593,6 +598,7 @@ fn empty_content_emits_nothing() {
         let opts = ParserOptions {
             extract_thinking,
             context_window: None,
+            claude_tokens: false,
         };
         let (events, summary) = run(opts, &msgs);
         assert_eq!(
@@ -639,6 +645,7 @@ fn end_to_end_through_the_event_stream_decoder() {
         let mut parser = StreamParser::new(ParserOptions {
             extract_thinking: true,
             context_window: None,
+            claude_tokens: false,
         });
         let mut out = Vec::new();
         for piece in wire_bytes.chunks(chunk) {
@@ -685,6 +692,7 @@ fn a_long_answer_to_a_short_prompt_leaves_the_input_to_the_estimate() {
     let opts = ParserOptions {
         extract_thinking: false,
         context_window: Some(200_000),
+        claude_tokens: false,
     };
     let (events, summary) = run(opts, &msgs);
     let usage = events
@@ -697,4 +705,35 @@ fn a_long_answer_to_a_short_prompt_leaves_the_input_to_the_estimate() {
     assert!(usage.output_tokens.is_some_and(|o| o > 200));
     assert_eq!(usage.input_tokens, None, "no input figure rather than 0");
     assert_eq!(summary.usage.input_tokens, None);
+}
+
+/// A Claude-family model's output estimate is scaled as its prompt's is
+/// (`tokens::CLAUDE_CORRECTION`), and the input derived from the context
+/// share is what is left of the total; another model's count stays raw.
+#[test]
+fn a_claude_models_output_estimate_is_scaled_like_its_prompt() {
+    let text = "The answer, counted without an exact figure from the upstream. ".repeat(8);
+    let payload = serde_json::json!({ "content": text }).to_string();
+    let msgs = vec![
+        ev("assistantResponseEvent", &payload),
+        ev("meteringEvent", METERING),
+        ev("contextUsageEvent", r#"{"contextUsagePercentage":3.2}"#),
+    ];
+    let raw = crate::tokens::count_text(&text);
+    let scaled = crate::tokens::estimate_output(true, &text);
+    assert!(scaled > raw, "{scaled} > {raw}");
+    for (claude_tokens, output) in [(false, raw), (true, scaled)] {
+        let opts = ParserOptions {
+            extract_thinking: false,
+            context_window: Some(200_000),
+            claude_tokens,
+        };
+        let (_, summary) = run(opts, &msgs);
+        assert_eq!(summary.usage.output_tokens, Some(output), "{claude_tokens}");
+        assert_eq!(
+            summary.usage.input_tokens,
+            Some(6_400 - output),
+            "{claude_tokens}"
+        );
+    }
 }

@@ -41,6 +41,7 @@ fn options(kind: Kind) -> ParserOptions {
         // On when the gateway asked for fake reasoning.
         extract_thinking: kind == Kind::ThinkingTags,
         context_window: Some(200_000),
+        claude_tokens: false,
     }
 }
 
@@ -172,6 +173,7 @@ fn reasoning_held_by_the_tag_splitter_comes_before_a_following_tool_call() {
     let mut parser = StreamParser::new(ParserOptions {
         extract_thinking: true,
         context_window: None,
+        claude_tokens: false,
     });
     let mut out = Vec::new();
     for frame in chunking::frames(&body, Cut::Whole) {

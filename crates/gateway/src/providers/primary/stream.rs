@@ -186,6 +186,7 @@ pub async fn open(
         let parser = StreamParser::new(ParserOptions {
             extract_thinking,
             context_window: model.context_window,
+            claude_tokens: translate::tokens::is_claude(&model.id),
         });
         let reader = Reader::new(response, Frames::new(), upstream.idle);
         let mut source = EventSource::new(reader, parser);
