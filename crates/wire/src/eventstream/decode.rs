@@ -5,7 +5,8 @@
 //! `headers_length` against `total_length` (all from the 12-byte prelude, so an
 //! oversize frame is refused before its body arrives), then, once the whole
 //! frame is buffered, the message CRC and the whole headers block (every
-//! length, type code and UTF-8 text). Only a frame that passes everything is
+//! length, type code and UTF-8 text, noting where the semantic headers are in
+//! the same pass). Only a frame that passes everything is
 //! split off the buffer, and reading its headers later cannot fail. On error
 //! the buffer is left as it was, so calling again returns the same error: a bad
 //! stream cannot make progress.
@@ -96,7 +97,7 @@ impl Decoder {
             });
         }
         let payload_at = PRELUDE_LEN + headers_len;
-        validate(&frame[PRELUDE_LEN..payload_at])?;
+        let semantic = validate(&frame[PRELUDE_LEN..payload_at])?;
 
         // Cut the split-off frame into headers block and payload before
         // freezing: no copy, and one new reference on the shared buffer (the
@@ -108,6 +109,7 @@ impl Decoder {
         Ok(Some(Frame::from_validated(
             headers.freeze(),
             payload.freeze(),
+            semantic,
         )))
     }
 
