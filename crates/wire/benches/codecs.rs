@@ -1,8 +1,9 @@
 //! Throughput of the two stream decoders on realistic input fed in 16 KiB
 //! network-sized chunks, with the AWS SDK's event-stream decoder alongside
-//! for comparison; the SSE parser in both of its modes (events, and raw
-//! blocks with their events); and `json::RawObject`'s parse, rewrite and
-//! write of a request body.
+//! for comparison, and one whole 22-frame `primary` answer decoded with
+//! `message()` on every frame; the SSE parser in both of its modes (events,
+//! and raw blocks with their events); and `json::RawObject`'s parse, rewrite
+//! and write of a request body.
 //!
 //! Run: `cargo bench -p wire --bench codecs -- --warm-up-time 1 --measurement-time 3`
 
@@ -84,6 +85,34 @@ fn chat_input() -> Vec<u8> {
     out.to_vec()
 }
 
+/// One realistic `primary` answer: 20 `assistantResponseEvent` frames with
+/// short text, then `meteringEvent` and `contextUsageEvent` (22 frames, the
+/// shape the gateway's per-request instruction counts are taken on).
+fn answer_input() -> Vec<u8> {
+    let mut rng = Lcg(17);
+    let mut out = BytesMut::new();
+    for _ in 0..20 {
+        let len = 4 + rng.next(40);
+        let content = text(&mut rng, len);
+        let payload = format!(
+            r#"{{"content":{}}}"#,
+            serde_json::to_string(&content).unwrap()
+        );
+        encode_event("assistantResponseEvent", payload.as_bytes(), &mut out);
+    }
+    encode_event(
+        "meteringEvent",
+        br#"{"unit":"credit","unitPlural":"credits","usage":0.0123}"#,
+        &mut out,
+    );
+    encode_event(
+        "contextUsageEvent",
+        br#"{"contextUsagePercentage":1.25}"#,
+        &mut out,
+    );
+    out.to_vec()
+}
+
 /// Decodes `input` in 16 KiB reads and reads every frame's `Message`.
 fn decode_messages(input: &[u8]) -> usize {
     let mut decoder = Decoder::new();
@@ -152,6 +181,13 @@ fn eventstream(c: &mut Criterion) {
     let mut group = c.benchmark_group("eventstream_decode_chat");
     group.throughput(Throughput::Elements(FRAMES as u64));
     group.bench_function("wire", |b| b.iter(|| black_box(decode_messages(&chat))));
+    group.finish();
+
+    // One whole 22-frame answer per iteration, as the gateway reads it.
+    let answer = answer_input();
+    let mut group = c.benchmark_group("eventstream_decode_answer");
+    group.throughput(Throughput::Elements(22));
+    group.bench_function("wire", |b| b.iter(|| black_box(decode_messages(&answer))));
     group.finish();
 
     let payload = br#"{"content":"Let me check the file for you."}"#;

@@ -1,11 +1,14 @@
 //! A decoded frame (headers block and payload, both shared with the read
-//! buffer) and its typed view by `:message-type`.
+//! buffer, and where its semantic headers sit in the block) and its typed view
+//! by `:message-type`.
 
 use std::fmt;
 
 use bytes::{Bytes, BytesMut};
 
-use super::block::{HeaderValueRef, Headers, RawHeader, RawHeaders};
+use super::block::{
+    slot_bytes, slot_text, validate, HeaderValueRef, Headers, RawHeaders, Semantic, Slot,
+};
 use super::header::checked_len;
 use super::{EventStreamError, Header};
 
@@ -21,13 +24,24 @@ pub const ERROR_MESSAGE: &str = ":error-message";
 /// the decoder's buffer (no copy); headers are read in place, so reading them
 /// allocates nothing. Two frames are equal when their headers (in order) and
 /// payloads are.
-#[derive(Clone, PartialEq, Eq, Default)]
+#[derive(Clone, Default)]
 pub struct Frame {
     /// The raw headers block. Private: it is validated whenever a frame is
     /// built, which is what makes reading it infallible.
     headers: Bytes,
     pub payload: Bytes,
+    /// Where the semantic headers are in `headers`, noted by the validation
+    /// (so it is a function of `headers`, and left out of equality).
+    semantic: Semantic,
 }
+
+impl PartialEq for Frame {
+    fn eq(&self, other: &Self) -> bool {
+        self.headers == other.headers && self.payload == other.payload
+    }
+}
+
+impl Eq for Frame {}
 
 /// What a frame means, borrowed from it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,15 +73,24 @@ impl Frame {
         for header in headers {
             header.write(&mut block);
         }
+        // The same validation the decoder runs: it cannot refuse what the
+        // checks above let through, and it notes the semantic headers.
+        let semantic = validate(&block)?;
         Ok(Frame {
             headers: block.freeze(),
             payload: payload.into(),
+            semantic,
         })
     }
 
-    /// A frame around a headers block that `block::validate` accepted.
-    pub(super) fn from_validated(headers: Bytes, payload: Bytes) -> Self {
-        Frame { headers, payload }
+    /// A frame around a headers block that `block::validate` accepted, with
+    /// what it found.
+    pub(super) fn from_validated(headers: Bytes, payload: Bytes, semantic: Semantic) -> Self {
+        Frame {
+            headers,
+            payload,
+            semantic,
+        }
     }
 
     /// The headers in wire order, borrowed from the frame. Convert one with
@@ -91,25 +114,63 @@ impl Frame {
         self.header(name).and_then(|v| v.as_str())
     }
 
-    /// Reads the semantic headers (one pass over the block, no allocation).
-    /// Errors when `:message-type` or the header its kind requires is missing
-    /// or not a string, or when the kind is unknown.
+    /// Reads the semantic headers where the validation found them (no scan,
+    /// no allocation). Errors when `:message-type` or the header its kind
+    /// requires is missing or not a string, or when the kind is unknown.
     pub fn message(&self) -> Result<Message<'_>, EventStreamError> {
-        let found = Semantic::find(RawHeaders::new(&self.headers));
-        match required_str(MESSAGE_TYPE, found.message_type)? {
-            "event" => Ok(Message::Event {
-                event_type: required_str(EVENT_TYPE, found.event_type)?,
+        let found = &self.semantic;
+        // The kind is matched as bytes: only an unknown one becomes text.
+        match self.required_bytes(MESSAGE_TYPE, found.message_type)? {
+            b"event" => Ok(Message::Event {
+                event_type: self.required_str(EVENT_TYPE, found.event_type)?,
                 payload: &self.payload,
             }),
-            "exception" => Ok(Message::Exception {
-                exception_type: required_str(EXCEPTION_TYPE, found.exception_type)?,
+            b"exception" => Ok(Message::Exception {
+                exception_type: self.required_str(EXCEPTION_TYPE, found.exception_type)?,
                 payload: &self.payload,
             }),
-            "error" => Ok(Message::Error {
-                code: required_str(ERROR_CODE, found.error_code)?,
-                message: optional_str(ERROR_MESSAGE, found.error_message)?.unwrap_or_default(),
+            b"error" => Ok(Message::Error {
+                code: self.required_str(ERROR_CODE, found.error_code)?,
+                message: self
+                    .optional_str(ERROR_MESSAGE, found.error_message)?
+                    .unwrap_or_default(),
             }),
-            other => Err(EventStreamError::UnknownMessageType(other.to_owned())),
+            other => Err(EventStreamError::UnknownMessageType(
+                String::from_utf8_lossy(other).into_owned(),
+            )),
+        }
+    }
+
+    /// The bytes of a string header's value (validated UTF-8), or the errors
+    /// of [`Frame::required_str`].
+    fn required_bytes(&self, name: &'static str, slot: Slot) -> Result<&[u8], EventStreamError> {
+        match slot {
+            Slot::Absent => Err(EventStreamError::MissingHeader(name)),
+            Slot::NotString => Err(EventStreamError::HeaderNotString(name)),
+            Slot::Text { start, len } => slot_bytes(&self.headers, start, len)
+                // Cannot happen: the slot came from validating this block.
+                .ok_or(EventStreamError::HeaderNotString(name)),
+        }
+    }
+
+    fn required_str(&self, name: &'static str, slot: Slot) -> Result<&str, EventStreamError> {
+        self.optional_str(name, slot)?
+            .ok_or(EventStreamError::MissingHeader(name))
+    }
+
+    fn optional_str(
+        &self,
+        name: &'static str,
+        slot: Slot,
+    ) -> Result<Option<&str>, EventStreamError> {
+        match slot {
+            Slot::Absent => Ok(None),
+            Slot::Text { start, len } => match slot_text(&self.headers, start, len) {
+                Some(text) => Ok(Some(text)),
+                // Cannot happen: the slot came from validating this block.
+                None => Err(EventStreamError::HeaderNotString(name)),
+            },
+            Slot::NotString => Err(EventStreamError::HeaderNotString(name)),
         }
     }
 }
@@ -129,57 +190,5 @@ struct DebugHeaders<'a>(&'a Frame);
 impl fmt::Debug for DebugHeaders<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list().entries(self.0.headers()).finish()
-    }
-}
-
-/// The first value of each header [`Frame::message`] may need.
-#[derive(Default)]
-struct Semantic<'a> {
-    message_type: Option<RawHeader<'a>>,
-    event_type: Option<RawHeader<'a>>,
-    exception_type: Option<RawHeader<'a>>,
-    error_code: Option<RawHeader<'a>>,
-    error_message: Option<RawHeader<'a>>,
-}
-
-impl<'a> Semantic<'a> {
-    /// Names are compared as bytes and no value is interpreted yet: most
-    /// headers of a frame are not needed.
-    fn find(headers: RawHeaders<'a>) -> Self {
-        let mut found = Semantic::default();
-        for h in headers {
-            let slot = match h.name {
-                n if n == MESSAGE_TYPE.as_bytes() => &mut found.message_type,
-                n if n == EVENT_TYPE.as_bytes() => &mut found.event_type,
-                n if n == EXCEPTION_TYPE.as_bytes() => &mut found.exception_type,
-                n if n == ERROR_CODE.as_bytes() => &mut found.error_code,
-                n if n == ERROR_MESSAGE.as_bytes() => &mut found.error_message,
-                _ => continue,
-            };
-            // First one wins, as in `Frame::header`.
-            slot.get_or_insert(h);
-        }
-        found
-    }
-}
-
-fn required_str<'a>(
-    name: &'static str,
-    header: Option<RawHeader<'a>>,
-) -> Result<&'a str, EventStreamError> {
-    optional_str(name, header)?.ok_or(EventStreamError::MissingHeader(name))
-}
-
-fn optional_str<'a>(
-    name: &'static str,
-    header: Option<RawHeader<'a>>,
-) -> Result<Option<&'a str>, EventStreamError> {
-    let Some(header) = header else {
-        return Ok(None);
-    };
-    match header.value() {
-        Some(HeaderValueRef::String(s)) => Ok(Some(s)),
-        // `None` cannot happen on a validated block.
-        _ => Err(EventStreamError::HeaderNotString(name)),
     }
 }

@@ -534,3 +534,193 @@ fn try_new_matches_the_decoded_frame() {
         "{shown}"
     );
 }
+
+/// What `message()` must answer, computed the slow way: the first header of
+/// each name, read through the public iterator.
+fn message_by_scan(frame: &Frame) -> Result<Message<'_>, EventStreamError> {
+    let first = |name: &'static str| frame.headers().find(|h| h.name == name);
+    let string = |name: &'static str| match first(name) {
+        None => Ok(None),
+        Some(h) => h
+            .value
+            .as_str()
+            .map(Some)
+            .ok_or(EventStreamError::HeaderNotString(name)),
+    };
+    let required = |name: &'static str| string(name)?.ok_or(EventStreamError::MissingHeader(name));
+    match required(MESSAGE_TYPE)? {
+        "event" => Ok(Message::Event {
+            event_type: required(EVENT_TYPE)?,
+            payload: &frame.payload,
+        }),
+        "exception" => Ok(Message::Exception {
+            exception_type: required(EXCEPTION_TYPE)?,
+            payload: &frame.payload,
+        }),
+        "error" => Ok(Message::Error {
+            code: required(ERROR_CODE)?,
+            message: string(ERROR_MESSAGE)?.unwrap_or_default(),
+        }),
+        other => Err(EventStreamError::UnknownMessageType(other.to_owned())),
+    }
+}
+
+#[test]
+fn semantic_headers_found_in_any_order_among_others() {
+    // Non-string and long-named headers before, between and after; names
+    // that share the ':' prefix or a semantic name's length but are not one;
+    // repeats of every semantic name (the first wins).
+    let headers = [
+        Header::new("x".repeat(255), HeaderValue::String("y".repeat(300))),
+        Header::new(":event-typ", HeaderValue::String("near miss".into())),
+        Header::new(":error-codes", HeaderValue::Int(1)),
+        Header::string(ERROR_MESSAGE, "slow down ✓"),
+        Header::new("uuid", HeaderValue::Uuid([7; 16])),
+        Header::string(":error-cod3", "near miss"),
+        Header::string(ERROR_CODE, "Throttled"),
+        Header::new("bytes", HeaderValue::ByteArray(vec![b':'; 40].into())),
+        Header::string(MESSAGE_TYPE, "error"),
+        Header::string(ERROR_CODE, "second"),
+        Header::string(ERROR_MESSAGE, "second"),
+        Header::string(MESSAGE_TYPE, "event"),
+        Header::new("ts", HeaderValue::Timestamp(5)),
+    ];
+    let expected = Message::Error {
+        code: "Throttled",
+        message: "slow down ✓",
+    };
+    let built = frame_of(&headers);
+    assert_eq!(built.message(), Ok(expected));
+    let mut out = BytesMut::new();
+    try_encode(&headers, b"", &mut out).unwrap();
+    let decoded = decode_one(&out).unwrap().unwrap();
+    assert_eq!(decoded.message(), Ok(expected));
+
+    // The first :event-type is not a string: a later string one does not count.
+    let frame = frame_of(&[
+        Header::new("pad", HeaderValue::Long(9)),
+        Header::new(EVENT_TYPE, HeaderValue::Bool(true)),
+        Header::string(MESSAGE_TYPE, "event"),
+        Header::string(EVENT_TYPE, "later"),
+    ]);
+    assert_eq!(
+        frame.message(),
+        Err(EventStreamError::HeaderNotString(EVENT_TYPE))
+    );
+    // The first :message-type is a string: a later non-string one is ignored.
+    let frame = frame_of(&[
+        Header::string(EXCEPTION_TYPE, "Boom"),
+        Header::string(MESSAGE_TYPE, "exception"),
+        Header::new(MESSAGE_TYPE, HeaderValue::Int(3)),
+    ]);
+    assert_eq!(
+        frame.message(),
+        Ok(Message::Exception {
+            exception_type: "Boom",
+            payload: b""
+        })
+    );
+}
+
+#[test]
+fn message_reads_the_frame_it_was_validated_with() {
+    // Clones and frames decoded back to back each read their own block.
+    let mut stream = BytesMut::new();
+    encode_event("first", b"1", &mut stream);
+    encode(
+        &[
+            Header::new("n".repeat(200), HeaderValue::Short(1)),
+            Header::string(MESSAGE_TYPE, "exception"),
+            Header::string(EXCEPTION_TYPE, "second"),
+        ],
+        b"2",
+        &mut stream,
+    );
+    let mut decoder = Decoder::new();
+    let first = decoder.decode(&mut stream).unwrap().unwrap();
+    let second = decoder.decode(&mut stream).unwrap().unwrap();
+    let copy = second.clone();
+    drop(second);
+    assert_eq!(
+        first.message(),
+        Ok(Message::Event {
+            event_type: "first",
+            payload: b"1"
+        })
+    );
+    assert_eq!(
+        copy.message(),
+        Ok(Message::Exception {
+            exception_type: "second",
+            payload: b"2"
+        })
+    );
+    assert_eq!(
+        Frame::default().message(),
+        Err(EventStreamError::MissingHeader(MESSAGE_TYPE))
+    );
+}
+
+mod props {
+    use proptest::prelude::*;
+
+    use super::*;
+
+    /// Names: mostly the semantic ones (so repeats are common), some near
+    /// misses and long names.
+    fn name() -> impl Strategy<Value = String> {
+        prop_oneof![
+            3 => prop::sample::select(vec![
+                MESSAGE_TYPE,
+                EVENT_TYPE,
+                EXCEPTION_TYPE,
+                ERROR_CODE,
+                ERROR_MESSAGE,
+            ])
+            .prop_map(str::to_owned),
+            1 => prop::sample::select(vec![CONTENT_TYPE, ":event-typ", ":error-codes", "x"])
+                .prop_map(str::to_owned),
+            // At most 254 bytes: é takes two.
+            1 => "[a-zé:-]{1,127}",
+        ]
+    }
+
+    /// Values: mostly strings that are message kinds, some other text and
+    /// every other type.
+    fn value() -> impl Strategy<Value = HeaderValue> {
+        prop_oneof![
+            4 => prop::sample::select(vec!["event", "exception", "error", "ping", ""])
+                .prop_map(|s| HeaderValue::String(s.to_owned())),
+            2 => "[a-zA-Z✓ ]{0,40}".prop_map(HeaderValue::String),
+            1 => any::<bool>().prop_map(HeaderValue::Bool),
+            1 => any::<i8>().prop_map(HeaderValue::Byte),
+            1 => any::<i16>().prop_map(HeaderValue::Short),
+            1 => any::<i32>().prop_map(HeaderValue::Int),
+            1 => any::<i64>().prop_map(HeaderValue::Long),
+            1 => prop::collection::vec(any::<u8>(), 0..40)
+                .prop_map(|b| HeaderValue::ByteArray(b.into())),
+            1 => any::<i64>().prop_map(HeaderValue::Timestamp),
+            1 => any::<[u8; 16]>().prop_map(HeaderValue::Uuid),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn message_agrees_built_decoded_and_scanned(
+            headers in prop::collection::vec((name(), value()), 0..10),
+            payload in prop::collection::vec(any::<u8>(), 0..20),
+        ) {
+            let headers: Vec<Header> =
+                headers.into_iter().map(|(n, v)| Header::new(n, v)).collect();
+            let built = Frame::try_new(&headers, payload.clone()).unwrap();
+            let mut out = BytesMut::new();
+            try_encode(&headers, &payload, &mut out).unwrap();
+            let decoded = decode_one(&out).unwrap().unwrap();
+            prop_assert_eq!(&built, &decoded);
+            prop_assert_eq!(built.message(), message_by_scan(&built));
+            prop_assert_eq!(decoded.message(), message_by_scan(&decoded));
+        }
+    }
+}
