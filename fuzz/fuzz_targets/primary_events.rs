@@ -62,6 +62,7 @@ fuzz_target!(|data: &[u8]| {
     let opts = ParserOptions {
         extract_thinking: flags & 1 == 1,
         context_window: (flags & 2 == 2).then_some(200_000),
+        claude_tokens: flags & 4 == 4,
     };
     let mut parser = StreamParser::new(opts);
     let mut events = Vec::new();
