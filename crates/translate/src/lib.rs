@@ -20,6 +20,7 @@ pub mod anthropic;
 pub mod collect;
 pub mod error;
 pub mod fake_reasoning;
+mod json_scan;
 pub mod model;
 pub mod openai;
 pub mod primary;

@@ -10,7 +10,8 @@
 //! [`StreamWatch`] (usage, errors and ending of a stream passed through).
 //!
 //! Files, as in every format module: `to_canonical` (client request in),
-//! `from_canonical` (request out), `encoder`, `parser`, `response`, `watch`.
+//! `from_canonical` (request out), `encoder`, `parser` (with `chunk`, the
+//! fast read of one provider chunk), `response`, `watch`.
 //!
 //! Usage convention: canonical `input_tokens` counts the prompt tokens that
 //! were neither read from nor written to the prompt cache (the messages-format
@@ -18,6 +19,7 @@
 //! and `prompt_tokens_details.cached_tokens` is `cache_read`; the parser does
 //! the reverse (`input = prompt_tokens - cached_tokens`).
 
+mod chunk;
 mod encoder;
 mod from_canonical;
 mod parser;

@@ -17,32 +17,14 @@
 
 use std::borrow::Cow;
 
-use serde::Deserialize;
 use serde_json::Value;
-use wire::openai::{ChunkChoice, CompletionUsage, ToolCallChunk};
+use wire::openai::{ChunkChoice, ToolCallChunk};
 use wire::sse::SseEvent;
 
 use super::response::finish_to_stop;
 use super::usage_from_wire;
 use crate::error::TranslateError;
 use crate::model::{ChatEvent, StreamError};
-
-/// One `data:` payload: a chunk, or an error object. `id` and `model`
-/// come with every chunk but are read from the first only, so they are
-/// borrowed (copied only when escaped), not allocated per chunk.
-#[derive(Deserialize)]
-struct Payload<'a> {
-    #[serde(default, borrow)]
-    id: Option<Cow<'a, str>>,
-    #[serde(default, borrow)]
-    model: Option<Cow<'a, str>>,
-    #[serde(default)]
-    choices: Option<Vec<ChunkChoice>>,
-    #[serde(default)]
-    usage: Option<CompletionUsage>,
-    #[serde(default)]
-    error: Option<Value>,
-}
 
 #[derive(Debug)]
 struct ToolSlot {
@@ -96,7 +78,7 @@ impl StreamParser {
             self.done = true;
             return Ok(());
         }
-        let payload: Payload = serde_json::from_str(data)
+        let payload = super::chunk::read(data)
             .map_err(|e| TranslateError::Upstream(format!("invalid stream chunk: {e}")))?;
         if let Some(err) = payload.error.filter(|e| !e.is_null()) {
             self.fail(provider_error(&err), out);
