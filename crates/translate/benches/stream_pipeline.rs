@@ -12,7 +12,8 @@
 //! And the cross-format relay's first half: a provider's chat-completions
 //! stream, shaped as OpenAI sends it (`system_fingerprint`, `logprobs`,
 //! `refusal`), read into canonical events by `translate::openai::StreamParser`
-//! (text deltas, and a tool call in argument fragments).
+//! (text deltas, and a tool call in argument fragments); and the same for a
+//! provider's messages stream (`translate::anthropic::StreamParser`).
 
 use bytes::BytesMut;
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
@@ -300,15 +301,101 @@ fn provider_stream(texts: usize, tool: bool) -> Vec<u8> {
     out.to_vec()
 }
 
+/// A messages stream as Anthropic writes it: `message_start`, a text
+/// block of `texts` deltas, then (with `tool`) a tool block in 3 argument
+/// fragments, the `message_delta` and `message_stop`.
+fn provider_messages_stream(texts: usize, tool: bool) -> Vec<u8> {
+    let mut out = BytesMut::new();
+    let mut push = |name: &str, data: &str| write_event(&mut out, name, data.as_bytes());
+    push(
+        "message_start",
+        r#"{"type":"message_start","message":{"id":"msg_01XFDUDYJgAACzvnptvVoYEL","type":"message","role":"assistant","model":"claude-sonnet-4-5-20250929","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":900,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}}}"#,
+    );
+    push(
+        "content_block_start",
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+    );
+    for i in 0..texts {
+        let text: String = "Let me look that up for you. "
+            .chars()
+            .cycle()
+            .skip(i % 5)
+            .take(20)
+            .collect();
+        let delta = serde_json::json!({
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": { "type": "text_delta", "text": text },
+        });
+        push("content_block_delta", &delta.to_string());
+    }
+    push(
+        "content_block_stop",
+        r#"{"type":"content_block_stop","index":0}"#,
+    );
+    if tool {
+        push(
+            "content_block_start",
+            r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"get_weather","input":{}}}"#,
+        );
+        for part in [r#"{\"quer"#, r#"y\":\"si"#, r#"m-0\"}"#] {
+            push(
+                "content_block_delta",
+                &format!(
+                    r#"{{"type":"content_block_delta","index":1,"delta":{{"type":"input_json_delta","partial_json":"{part}"}}}}"#
+                ),
+            );
+        }
+        push(
+            "content_block_stop",
+            r#"{"type":"content_block_stop","index":1}"#,
+        );
+    }
+    push(
+        "message_delta",
+        &format!(
+            r#"{{"type":"message_delta","delta":{{"stop_reason":"{}","stop_sequence":null}},"usage":{{"output_tokens":60}}}}"#,
+            if tool { "tool_use" } else { "end_turn" }
+        ),
+    );
+    push("message_stop", r#"{"type":"message_stop"}"#);
+    out.to_vec()
+}
+
+/// A provider-format stream parser, as the bench drives it.
+trait ProviderParser {
+    fn push(&mut self, event: &wire::sse::SseEvent, out: &mut Vec<ChatEvent>) -> bool;
+    fn finish(&mut self, out: &mut Vec<ChatEvent>);
+}
+
+impl ProviderParser for translate::openai::StreamParser {
+    fn push(&mut self, event: &wire::sse::SseEvent, out: &mut Vec<ChatEvent>) -> bool {
+        translate::openai::StreamParser::push(self, event, out).is_ok()
+    }
+    fn finish(&mut self, out: &mut Vec<ChatEvent>) {
+        translate::openai::StreamParser::finish(self, out);
+    }
+}
+
+impl ProviderParser for translate::anthropic::StreamParser {
+    fn push(&mut self, event: &wire::sse::SseEvent, out: &mut Vec<ChatEvent>) -> bool {
+        translate::anthropic::StreamParser::push(self, event, out).is_ok()
+    }
+    fn finish(&mut self, out: &mut Vec<ChatEvent>) {
+        translate::anthropic::StreamParser::finish(self, out);
+    }
+}
+
 /// Reads a provider stream into canonical events; returns how many.
-fn cross_parse(input: &[u8]) -> usize {
+fn cross_parse(input: &[u8], mut parser: impl ProviderParser) -> usize {
     let mut sse = SseParser::new();
-    let mut parser = translate::openai::StreamParser::new();
     let mut events = Vec::new();
     sse.feed(input);
     while let Ok(Some(event)) = sse.next_event() {
-        let pushed = parser.push(&event, &mut events);
-        assert!(pushed.is_ok(), "the bench's own stream did not parse");
+        assert!(
+            parser.push(&event, &mut events),
+            "the bench's own stream did not parse"
+        );
     }
     parser.finish(&mut events);
     assert!(matches!(events.last(), Some(ChatEvent::Stop { .. })));
@@ -321,7 +408,24 @@ fn bench_cross(c: &mut Criterion) {
     for (name, texts, tool) in [("openai_20_text", 20, false), ("openai_tool_call", 2, true)] {
         let input = provider_stream(texts, tool);
         group.throughput(Throughput::Elements(1));
-        group.bench_function(name, |b| b.iter(|| black_box(cross_parse(&input))));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(cross_parse(&input, translate::openai::StreamParser::new())))
+        });
+    }
+    for (name, texts, tool) in [
+        ("messages_20_text", 20, false),
+        ("messages_tool_call", 2, true),
+    ] {
+        let input = provider_messages_stream(texts, tool);
+        group.throughput(Throughput::Elements(1));
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(cross_parse(
+                    &input,
+                    translate::anthropic::StreamParser::new(),
+                ))
+            })
+        });
     }
     group.finish();
 }

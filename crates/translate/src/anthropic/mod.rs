@@ -12,6 +12,7 @@
 //! | [`StreamWatch`] | provider SSE events, relayed as they are -> usage, errors, ending | `watch` |
 
 mod encoder;
+mod event;
 mod from_canonical;
 mod parser;
 mod response;

@@ -68,7 +68,7 @@ impl StreamParser {
         if self.ended || event.data.trim().is_empty() {
             return Ok(());
         }
-        let parsed: w::StreamEvent = serde_json::from_str(&event.data).map_err(|e| {
+        let parsed = super::event::read(&event.data).map_err(|e| {
             TranslateError::Upstream(format!(
                 "invalid `{}` event: {e}",
                 event.event.as_deref().unwrap_or("message")

@@ -92,32 +92,36 @@ fn usage_errors_and_the_unusual_go_to_serde() {
 }
 
 /// A chunk built from parts: known members with values of the right type
-/// or not, unknown members with any value, in any order.
+/// or (less often) not, unknown members with any value. Mostly what a
+/// provider sends, so that the fast path is taken often.
 fn any_chunk() -> impl Strategy<Value = Value> {
     let text = prop_oneof![
-        Just(Value::Null),
-        any::<String>().prop_map(Value::String),
+        1 => Just(Value::Null),
+        3 => any::<String>().prop_map(Value::String),
         // Every character serde_json escapes, and a few it does not.
-        "[a-z \\n\"\\\\/\u{8}\u{c}\r\t\u{1}\u{1f}é😀]{0,12}".prop_map(Value::String),
-        Just(json!(7)),
+        6 => "[a-z \\n\"\\\\/\u{8}\u{c}\r\t\u{1}\u{1f}é😀]{0,12}".prop_map(Value::String),
+        1 => Just(json!(7)),
     ];
-    let function = (
-        prop::option::of(text.clone()),
-        prop::option::of(text.clone()),
-    )
+    let some = |p: f64, s: BoxedStrategy<Value>| prop::option::weighted(p, s);
+    let text = text.boxed();
+    let function = (some(0.7, text.clone()), some(0.7, text.clone()))
         .prop_map(|(name, arguments)| object([("name", name), ("arguments", arguments)]));
     let index = prop_oneof![
-        Just(Value::Null),
-        (0u64..5).prop_map(Value::from),
-        Just(json!(-1)),
-        Just(json!(1.5)),
-        Just(json!(u64::from(u32::MAX) + 1)),
-    ];
+        2 => Just(Value::Null),
+        16 => (0u64..5).prop_map(Value::from),
+        1 => Just(json!(-1)),
+        1 => Just(json!(1.5)),
+        1 => Just(json!(u64::from(u32::MAX) + 1)),
+    ]
+    .boxed();
     let call = (
-        prop::option::of(index.clone()),
-        prop::option::of(text.clone()),
-        prop::option::of(text.clone()),
-        prop::option::of(prop_oneof![Just(Value::Null), function]),
+        some(0.7, index.clone()),
+        some(0.5, text.clone()),
+        some(0.5, text.clone()),
+        some(
+            0.8,
+            prop_oneof![1 => Just(Value::Null), 8 => function].boxed(),
+        ),
     )
         .prop_map(|(index, id, kind, function)| {
             object([
@@ -128,27 +132,37 @@ fn any_chunk() -> impl Strategy<Value = Value> {
             ])
         });
     let delta = (
-        prop::option::of(text.clone()),
-        prop::option::of(text.clone()),
-        prop::option::of(text.clone()),
-        prop::option::of(prop_oneof![
-            Just(Value::Null),
-            prop::collection::vec(call, 0..3).prop_map(Value::Array),
-        ]),
+        some(0.3, text.clone()),
+        some(0.6, text.clone()),
+        some(0.3, text.clone()),
+        some(0.3, text.clone()),
+        some(0.3, text.clone()),
+        some(
+            0.3,
+            prop_oneof![
+                1 => Just(Value::Null),
+                4 => prop::collection::vec(call, 0..3).prop_map(Value::Array),
+            ]
+            .boxed(),
+        ),
     )
-        .prop_map(|(role, content, reasoning, tool_calls)| {
-            object([
-                ("role", role),
-                ("content", content),
-                ("reasoning_content", reasoning),
-                ("tool_calls", tool_calls),
-            ])
-        });
+        .prop_map(
+            |(role, content, reasoning_content, reasoning, refusal, tool_calls)| {
+                object([
+                    ("role", role),
+                    ("content", content),
+                    ("reasoning_content", reasoning_content),
+                    ("reasoning", reasoning),
+                    ("refusal", refusal),
+                    ("tool_calls", tool_calls),
+                ])
+            },
+        );
     let choice = (
-        prop::option::of(index),
-        prop::option::of(prop_oneof![Just(Value::Null), delta]),
-        prop::option::of(text.clone()),
-        prop::option::of(crate::json_scan::tests::any_json()),
+        some(0.9, index),
+        some(0.9, prop_oneof![1 => Just(Value::Null), 8 => delta].boxed()),
+        some(0.5, text.clone()),
+        some(0.3, crate::json_scan::tests::any_json().boxed()),
     )
         .prop_map(|(index, delta, finish, logprobs)| {
             object([
@@ -159,14 +173,18 @@ fn any_chunk() -> impl Strategy<Value = Value> {
             ])
         });
     (
-        prop::option::of(text.clone()),
-        prop::option::of(text),
-        prop::option::of(prop_oneof![
-            Just(Value::Null),
-            prop::collection::vec(choice, 0..3).prop_map(Value::Array),
-        ]),
-        prop::option::of(Just(Value::Null)),
-        prop::option::of(crate::json_scan::tests::any_json()),
+        some(0.8, text.clone()),
+        some(0.8, text),
+        some(
+            0.9,
+            prop_oneof![
+                1 => Just(Value::Null),
+                8 => prop::collection::vec(choice, 0..3).prop_map(Value::Array),
+            ]
+            .boxed(),
+        ),
+        some(0.3, Just(Value::Null).boxed()),
+        some(0.3, crate::json_scan::tests::any_json().boxed()),
     )
         .prop_map(|(id, model, choices, usage, other)| {
             object([
