@@ -19,7 +19,7 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
 cache="${FUZZ_CACHE:-$HOME/.cache/gateway-fuzz}"
-targets_all=(eventstream sse openai_request anthropic_request primary_events thinking native_watch cel_rules config_values ui_cookies)
+targets_all=(eventstream sse openai_request anthropic_request primary_events thinking native_watch provider_payloads cel_rules config_values ui_cookies)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
     echo "fuzz: installing cargo-fuzz" >&2

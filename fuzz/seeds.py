@@ -82,6 +82,7 @@ def main(out):
         (d / name).write_bytes(data)
         corpora[target] = corpora.get(target, 0) + 1
 
+    payload_words = set()
     for path in sorted(FIXTURES.glob("*/*.sse")):
         data = path.read_bytes()
         name = f"{path.parent.name}_{path.stem}"
@@ -92,6 +93,20 @@ def main(out):
             fmt = 1 if path.parent.name == "openai" else 0
             seed("native_watch", f"{name}_{c}", bytes([c & ~3 | fmt]) + data)
             seed("native_watch", f"{name}_{c}_strip", bytes([c & ~3 | fmt | 2]) + data)
+        # Each event's payload alone (fuzz_targets/provider_payloads.rs).
+        payloads = [
+            line[len(b"data:"):].strip()
+            for line in data.splitlines()
+            if line.startswith(b"data:")
+        ]
+        for i, payload in enumerate(payloads):
+            seed("provider_payloads", f"{name}_{i}", payload)
+            try:
+                json_keys(json.loads(payload), payload_words)
+            except ValueError:
+                pass  # `[DONE]`
+
+    write_dict(out / "provider_payloads.dict", payload_words)
 
     for path in sorted(FIXTURES.glob("primary/*.frames")):
         lines = list(frames_lines(path))

@@ -34,6 +34,16 @@ pub use collect::{ChatResponse, Collector};
 pub use error::TranslateError;
 pub use model::*;
 
+/// For the fuzz target `provider_payloads`: whether the hand-written fast
+/// paths that read `data` (a provider's chat-completions chunk, a messages
+/// stream event) answer what serde_json answers wherever they answer at
+/// all. `Err` names the path that disagreed, with both readings.
+#[doc(hidden)]
+pub fn fast_paths_agree(data: &str) -> Result<(), String> {
+    openai::fast_path_agrees(data)?;
+    anthropic::fast_path_agrees(data)
+}
+
 /// Identity of a response as the client sees it; supplied by the caller
 /// (this crate has no clock and no randomness).
 #[derive(Debug, Clone, PartialEq, Eq)]

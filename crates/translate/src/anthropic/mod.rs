@@ -30,6 +30,20 @@ use serde_json::{Map, Value};
 
 use crate::model::{StopReason, Usage};
 
+/// See [`crate::fast_paths_agree`].
+pub(crate) fn fast_path_agrees(data: &str) -> Result<(), String> {
+    match event::scan(data) {
+        Some(fast) => {
+            let slow = serde_json::from_str::<wire::anthropic::StreamEvent>(data);
+            match &slow {
+                Ok(slow) if *slow == fast => Ok(()),
+                _ => Err(format!("messages event: fast {fast:?}, serde {slow:?}")),
+            }
+        }
+        None => Ok(()),
+    }
+}
+
 /// Canonical usage of a stream event's usage object (all four counts).
 fn usage_from_stream(u: &wire::anthropic::StreamUsage) -> Usage {
     Usage {

@@ -36,6 +36,22 @@ pub use watch::StreamWatch;
 
 use crate::model::Usage;
 
+/// See [`crate::fast_paths_agree`].
+pub(crate) fn fast_path_agrees(data: &str) -> Result<(), String> {
+    match chunk::scan(data) {
+        Some(fast) => {
+            let slow = serde_json::from_str::<chunk::Payload>(data);
+            match &slow {
+                Ok(slow) if *slow == fast => Ok(()),
+                _ => Err(format!(
+                    "chat-completions chunk: fast {fast:?}, serde {slow:?}"
+                )),
+            }
+        }
+        None => Ok(()),
+    }
+}
+
 /// OpenAI `prompt_tokens` for canonical usage (cached tokens included).
 fn prompt_tokens(usage: &Usage) -> u32 {
     usage
