@@ -98,6 +98,8 @@ RULES = [
     (r"wire::(json::raw_object|validate|openai::validate|anthropic::(validate|de))\b", PARSE),
     (r"wire::json\b", ENCODE),
     (r"translate::\w+::(encoder|response)\b", ENCODE),
+    # the hand-written readers of provider payloads stand in for serde_json
+    (r"translate::(json_scan|openai::chunk|anthropic::event)\b", PARSE),
     (r"translate::(\w+::(parser|watch)|primary::stream|watch)\b", DECODE),
     (r"translate::tokens\b", USAGE),  # the token estimate, for usage only
     (r"translate::", CONVERT),

@@ -251,7 +251,10 @@ impl<'a> Cursor<'a> {
         if matches!(rest.get(len), Some(b'.' | b'e' | b'E')) {
             return None;
         }
-        let value = std::str::from_utf8(digits).ok()?.parse().ok()?;
+        let mut value: u32 = 0;
+        for &d in digits {
+            value = value.checked_mul(10)?.checked_add(u32::from(d - b'0'))?;
+        }
         self.pos += len;
         Some(value)
     }
