@@ -14,6 +14,13 @@ use std::borrow::Cow;
 /// Nesting a skipped value may have before the fast path gives up.
 const MAX_DEPTH: u32 = 64;
 
+/// Digits before the point of a skipped number without an exponent (below
+/// 10^300, far inside an `f64`'s range).
+const MAX_INT_DIGITS: usize = 300;
+
+/// The same with an exponent (of at most two digits: below 10^(200+99)).
+const MAX_INT_DIGITS_WITH_EXPONENT: usize = 200;
+
 /// A position in a JSON text.
 pub(crate) struct Cursor<'a> {
     text: &'a str,
@@ -264,6 +271,15 @@ impl<'a> Cursor<'a> {
         self.skip_nested(0)
     }
 
+    /// Skips one value and returns its text, to be read later with a
+    /// cursor of its own (when how to read it depends on a later member).
+    pub(crate) fn value_text(&mut self) -> Option<&'a str> {
+        self.peek()?;
+        let start = self.pos;
+        self.skip_value()?;
+        self.text.get(start..self.pos)
+    }
+
     fn skip_nested(&mut self, depth: u32) -> Option<()> {
         if depth > MAX_DEPTH {
             return None;
@@ -306,8 +322,10 @@ impl<'a> Cursor<'a> {
     }
 
     /// A string's syntax, without decoding it. A `\u` escape must be four
-    /// hex digits; surrogates are not checked (serde_json does not check
-    /// them in a value it ignores either).
+    /// hex digits, and a surrogate must be half of a pair: serde_json lets a
+    /// lone one pass in a value it skips, but where it keeps the value for
+    /// later (an internally tagged enum buffers its members) it decodes the
+    /// string and refuses it (the fuzzer found it).
     fn skip_string(&mut self) -> Option<()> {
         if !self.eat(b'"') {
             return None;
@@ -326,7 +344,7 @@ impl<'a> Cursor<'a> {
                     match escaped {
                         b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
                         b'u' => {
-                            self.hex4()?;
+                            self.unicode_escape()?;
                         }
                         _ => return None,
                     }
@@ -336,15 +354,26 @@ impl<'a> Cursor<'a> {
         }
     }
 
-    /// A number's syntax: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
+    /// A number's syntax: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`,
+    /// and a size that surely fits an `f64`: at most [`MAX_INT_DIGITS`]
+    /// digits before the point, and with an exponent at most
+    /// [`MAX_INT_DIGITS_WITH_EXPONENT`] of them and an exponent of two
+    /// digits. serde_json only checks a skipped number's syntax, but where
+    /// it keeps the value for later (an internally tagged enum buffers its
+    /// members) it reads it as a number and refuses one out of range, so
+    /// the fast path gives up on those (the fuzzer found it).
     fn skip_number(&mut self) -> Option<()> {
         self.literal_here(b"-");
-        match self.bytes().get(self.pos)? {
-            b'0' => self.pos += 1,
-            b'1'..=b'9' => {
-                self.skip_digits();
+        let int_digits = match self.bytes().get(self.pos)? {
+            b'0' => {
+                self.pos += 1;
+                1
             }
+            b'1'..=b'9' => self.skip_digits(),
             _ => return None,
+        };
+        if int_digits > MAX_INT_DIGITS {
+            return None;
         }
         if self.literal_here(b".") && self.skip_digits() == 0 {
             return None;
@@ -354,7 +383,11 @@ impl<'a> Cursor<'a> {
             if matches!(self.bytes().get(self.pos), Some(b'+' | b'-')) {
                 self.pos += 1;
             }
-            if self.skip_digits() == 0 {
+            let exponent_digits = self.skip_digits();
+            if exponent_digits == 0
+                || exponent_digits > 2
+                || int_digits > MAX_INT_DIGITS_WITH_EXPONENT
+            {
                 return None;
             }
         }

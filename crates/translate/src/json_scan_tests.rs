@@ -27,7 +27,6 @@ fn skips_every_kind_of_value_serde_accepts() {
         " null ",
         r#""""#,
         r#""a\"b\\c\/\b\f\n\r\t\u00e9\ud83d\ude00""#,
-        r#""\udc00 lone surrogates pass when skipped""#,
         "[]",
         "[1, [2, {}], \"x\"]",
         r#"{"a": {"b": [null, true]}, "c": -1}"#,
@@ -64,6 +63,23 @@ fn refuses_what_serde_refuses() {
 }
 
 #[test]
+fn gives_up_on_numbers_that_might_not_fit_an_f64() {
+    // Found by the fuzzer (`provider_payloads`): serde_json refuses these
+    // where it keeps a value for later (an internally tagged enum).
+    for text in [
+        "1e400",
+        "-17389555555555555.11E11111111118",
+        "1e+100",
+        &"9".repeat(301),
+    ] {
+        assert!(!skips_whole(text), "{text}");
+    }
+    for text in ["1e99", "-1.5e-12", "0.000001", &"9".repeat(300)] {
+        assert!(skips_whole(text), "{text}");
+    }
+}
+
+#[test]
 fn gives_up_on_nesting_deeper_than_its_limit() {
     let deep = format!("{}{}", "[".repeat(100), "]".repeat(100));
     assert!(serde_accepts(&deep));
@@ -90,7 +106,7 @@ fn every_escape_decodes_as_serde_decodes_it() {
 }
 
 #[test]
-fn a_lone_surrogate_in_a_decoded_string_gives_up() {
+fn a_lone_surrogate_gives_up() {
     for text in [
         r#""\ud83d""#,
         r#""\ud83dx""#,
@@ -98,6 +114,9 @@ fn a_lone_surrogate_in_a_decoded_string_gives_up() {
         r#""\ud83d\u0041""#,
     ] {
         assert_eq!(Cursor::new(text).string(), None, "{text}");
+        // Even skipped (found by the fuzzer: serde_json decodes a member an
+        // internally tagged enum ignores, and refuses it there).
+        assert!(!skips_whole(text), "{text}");
     }
 }
 
@@ -152,9 +171,10 @@ pub(crate) fn any_json() -> impl Strategy<Value = serde_json::Value> {
         Just(Value::Null),
         any::<bool>().prop_map(Value::Bool),
         any::<i64>().prop_map(Value::from),
-        any::<f64>()
-            .prop_filter("finite", |f| f.is_finite())
-            .prop_map(Value::from),
+        // Numbers as providers write them; exponents of three digits
+        // (which the cursor gives up on) have their own test.
+        (-1e12f64..1e12).prop_map(Value::from),
+        prop::sample::select(vec![1.5e-7, -2.5e40, 1e99]).prop_map(Value::from),
         any::<String>().prop_map(Value::String),
     ];
     leaf.prop_recursive(3, 24, 4, |inner| {

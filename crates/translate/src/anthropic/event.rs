@@ -3,14 +3,17 @@
 //!
 //! [`w::StreamEvent`] and its deltas are internally tagged (`"type"`), which
 //! serde reads by first copying the whole object into an intermediate tree:
-//! about 6,000 instructions for a 90-byte text delta. Nearly every event of
-//! an answer is a `content_block_delta` (text, tool input or thinking) or a
-//! `content_block_stop`, so [`scan`] reads those two with a [`Cursor`],
-//! members in any order, and gives up on everything else: other event or
-//! delta types, a missing or repeated member, a value of an unexpected type,
-//! any syntax error. serde_json then reads the payload as before, so its
-//! errors and its answer on unusual payloads are unchanged; where the scan
-//! answers, it answers what serde_json would (a proptest compares the two).
+//! about 6,000 instructions for a 90-byte text delta. [`scan`] reads the
+//! events of a plain answer with a [`Cursor`], members in any order:
+//! `content_block_delta` (text, tool input or thinking),
+//! `content_block_stop`, `message_start`, `message_delta`, `message_stop`
+//! and `ping`. It gives up on everything else (`content_block_start`,
+//! `error`, other delta types, unknown events), on a missing or repeated
+//! member, on a value of an unexpected type and on any syntax error.
+//! serde_json then reads the payload as before, so its errors and its
+//! answer on unusual payloads are unchanged; where the scan answers, it
+//! answers what serde_json would (a proptest and the `provider_payloads`
+//! fuzz target compare the two).
 
 use std::borrow::Cow;
 
@@ -26,43 +29,145 @@ pub(super) fn read(data: &str) -> Result<w::StreamEvent, serde_json::Error> {
     }
 }
 
-/// The fast path: `None` for anything but a plain `content_block_delta`
-/// or `content_block_stop`.
+/// The members of an event whose reading depends on its type: read at
+/// once when the type came first (providers write it first), else kept as
+/// text and read once the type is known.
+enum Member<'a, T> {
+    Absent,
+    Read(T),
+    Later(&'a str),
+}
+
+impl<'a, T> Member<'a, T> {
+    fn take(
+        c: &mut Cursor<'a>,
+        kind: Option<&str>,
+        read: impl FnOnce(&mut Cursor<'a>, &str) -> Option<T>,
+    ) -> Option<Self> {
+        Some(match kind {
+            Some(kind) => Member::Read(read(c, kind)?),
+            None => Member::Later(c.value_text()?),
+        })
+    }
+
+    /// The member's value for an event of type `kind`.
+    fn value(
+        self,
+        kind: &str,
+        read: impl FnOnce(&mut Cursor<'a>, &str) -> Option<T>,
+    ) -> Option<Option<T>> {
+        match self {
+            Member::Absent => Some(None),
+            Member::Read(value) => Some(Some(value)),
+            Member::Later(text) => {
+                let mut c = Cursor::new(text);
+                let value = read(&mut c, kind)?;
+                c.at_end().then_some(Some(value))
+            }
+        }
+    }
+}
+
+/// What a kind-dependent member is read as.
+enum Body {
+    Block(w::BlockDelta),
+    Message(w::MessageDeltaBody),
+    /// The member does not belong to this type of event: skipped.
+    Ignored,
+}
+
+/// The fast path: `None` for anything but a plain event of the types above.
 pub(super) fn scan(data: &str) -> Option<w::StreamEvent> {
     let mut c = Cursor::new(data);
-    let mut kind = None;
+    let mut kind: Option<Cow<'_, str>> = None;
     let mut index = None;
-    let mut delta = None;
+    let mut delta = Member::Absent;
+    let mut message = Member::Absent;
+    let mut usage = Member::Absent;
     let mut seen = Seen::default();
-    c.object(|c, key| match key {
-        b"type" => {
-            seen.first(0)?;
-            kind = Some(c.string()?);
-            Some(())
+    c.object(|c, key| {
+        match key {
+            b"type" => {
+                seen.first(0)?;
+                kind = Some(c.string()?);
+            }
+            b"index" => {
+                seen.first(1)?;
+                index = Some(c.u32()?);
+            }
+            b"delta" => {
+                seen.first(2)?;
+                delta = Member::take(c, kind.as_deref(), read_delta)?;
+            }
+            b"message" => {
+                seen.first(3)?;
+                message = Member::take(c, kind.as_deref(), read_message)?;
+            }
+            b"usage" => {
+                seen.first(4)?;
+                usage = Member::take(c, kind.as_deref(), read_usage)?;
+            }
+            _ => c.skip_value()?,
         }
-        b"index" => {
-            seen.first(1)?;
-            index = Some(c.u32()?);
-            Some(())
-        }
-        b"delta" => {
-            seen.first(2)?;
-            delta = Some(block_delta(c)?);
-            Some(())
-        }
-        _ => c.skip_value(),
+        Some(())
     })?;
     if !c.at_end() {
         return None;
     }
-    let index = index?;
-    match kind.as_deref()? {
-        "content_block_delta" => Some(w::StreamEvent::ContentBlockDelta {
-            index,
-            delta: delta?,
+    let kind = kind?;
+    let kind = kind.as_ref();
+    let delta = delta.value(kind, read_delta)?;
+    let message = message.value(kind, read_message)?;
+    let usage = usage.value(kind, read_usage)?;
+    match kind {
+        "content_block_delta" => match delta? {
+            Body::Block(delta) => Some(w::StreamEvent::ContentBlockDelta {
+                index: index?,
+                delta,
+            }),
+            _ => None,
+        },
+        "content_block_stop" => Some(w::StreamEvent::ContentBlockStop { index: index? }),
+        "message_delta" => match delta? {
+            Body::Message(delta) => Some(w::StreamEvent::MessageDelta {
+                delta,
+                usage: usage.flatten().unwrap_or_default(),
+            }),
+            _ => None,
+        },
+        "message_start" => Some(w::StreamEvent::MessageStart {
+            message: message.flatten()?,
         }),
-        "content_block_stop" => Some(w::StreamEvent::ContentBlockStop { index }),
+        "message_stop" => Some(w::StreamEvent::MessageStop),
+        "ping" => Some(w::StreamEvent::Ping),
         _ => None,
+    }
+}
+
+/// `delta`: a block's delta or the message's, by the event's type.
+fn read_delta(c: &mut Cursor<'_>, kind: &str) -> Option<Body> {
+    match kind {
+        "content_block_delta" => block_delta(c).map(Body::Block),
+        "message_delta" => message_delta(c).map(Body::Message),
+        _ => c.skip_value().map(|()| Body::Ignored),
+    }
+}
+
+/// `message`: read for `message_start` only.
+fn read_message(c: &mut Cursor<'_>, kind: &str) -> Option<Option<w::StreamMessage>> {
+    if kind == "message_start" {
+        stream_message(c).map(Some)
+    } else {
+        c.skip_value().map(|()| None)
+    }
+}
+
+/// `usage`: read for `message_delta` only (where `null` is an error).
+fn read_usage(c: &mut Cursor<'_>, kind: &str) -> Option<Option<w::StreamUsage>> {
+    if kind == "message_delta" {
+        stream_usage(c).map(Some)
+    } else {
+        c.skip_value().map(|()| None)
     }
 }
 
@@ -100,6 +205,69 @@ fn block_delta(c: &mut Cursor<'_>) -> Option<w::BlockDelta> {
         }),
         _ => None,
     }
+}
+
+/// The `delta` of `message_delta`: the stop reason and sequence.
+fn message_delta(c: &mut Cursor<'_>) -> Option<w::MessageDeltaBody> {
+    let mut body = w::MessageDeltaBody::default();
+    let mut seen = Seen::default();
+    c.object(|c, key| {
+        let (bit, slot) = match key {
+            b"stop_reason" => (0, &mut body.stop_reason),
+            b"stop_sequence" => (1, &mut body.stop_sequence),
+            _ => return c.skip_value(),
+        };
+        seen.first(bit)?;
+        *slot = c.opt_string()?;
+        Some(())
+    })?;
+    Some(body)
+}
+
+/// The `message` of `message_start`: its id, model and usage.
+fn stream_message(c: &mut Cursor<'_>) -> Option<w::StreamMessage> {
+    let mut message = w::StreamMessage::default();
+    let mut seen = Seen::default();
+    c.object(|c, key| {
+        match key {
+            b"id" => {
+                seen.first(0)?;
+                message.id = c.opt_string()?;
+            }
+            b"model" => {
+                seen.first(1)?;
+                message.model = c.opt_string()?;
+            }
+            b"usage" => {
+                seen.first(2)?;
+                if !c.null() {
+                    message.usage = Some(stream_usage(c)?);
+                }
+            }
+            _ => c.skip_value()?,
+        }
+        Some(())
+    })?;
+    Some(message)
+}
+
+/// A usage object: four optional counts.
+fn stream_usage(c: &mut Cursor<'_>) -> Option<w::StreamUsage> {
+    let mut usage = w::StreamUsage::default();
+    let mut seen = Seen::default();
+    c.object(|c, key| {
+        let (bit, slot) = match key {
+            b"input_tokens" => (0, &mut usage.input_tokens),
+            b"cache_creation_input_tokens" => (1, &mut usage.cache_creation_input_tokens),
+            b"cache_read_input_tokens" => (2, &mut usage.cache_read_input_tokens),
+            b"output_tokens" => (3, &mut usage.output_tokens),
+            _ => return c.skip_value(),
+        };
+        seen.first(bit)?;
+        *slot = if c.null() { None } else { Some(c.u32()?) };
+        Some(())
+    })?;
+    Some(usage)
 }
 
 #[cfg(test)]

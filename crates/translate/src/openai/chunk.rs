@@ -75,7 +75,14 @@ pub(super) fn scan(data: &str) -> Option<Payload<'_>> {
             Some(())
         }
         // Once a stream at most: serde reads them.
-        b"usage" | b"error" => c.null().then_some(()),
+        b"usage" => {
+            seen.first(3)?;
+            c.null().then_some(())
+        }
+        b"error" => {
+            seen.first(4)?;
+            c.null().then_some(())
+        }
         _ => c.skip_value(),
     })?;
     c.at_end().then_some(payload)

@@ -77,6 +77,9 @@ fn usage_errors_and_the_unusual_go_to_serde() {
         r#"{"choices":[{"index":0,"delta":{"content":"lone \ud800"}}]}"#,
         // serde's errors, unchanged.
         r#"{"id":"a","id":"b"}"#,
+        // Found by the fuzzer: a repeated member is an error even when null.
+        r#"{"usage":null,"usage":null}"#,
+        r#"{"error":null,"error":null}"#,
         r#"{"choices":[{"index":0,"delta":{"content":"a","content":"b"}}]}"#,
         r#"{"choices":[{"index":-1}]}"#,
         r#"{"choices":[{"index":0,"delta":{"content":5}}]}"#,
