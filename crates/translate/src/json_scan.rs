@@ -5,9 +5,12 @@
 //! is not a plain unsigned integer, nesting deeper than [`MAX_DEPTH`]. The
 //! caller then parses the same text with serde_json, so giving up is always
 //! safe and only costs time. The reverse must never happen: whatever the
-//! cursor accepts, serde_json accepts too, with the same values. So it is
-//! stricter than serde_json, never looser (control characters in strings,
-//! leading zeros, a lone surrogate in a decoded string are refused).
+//! cursor accepts, serde_json accepts too, with the same values, also
+//! where serde_json reads a skipped member in full (an internally tagged
+//! enum buffers its members). So it is stricter than serde_json, never
+//! looser: control characters in strings, leading zeros, lone surrogates
+//! and numbers that might not fit an `f64` are refused even in values it
+//! skips.
 
 use std::borrow::Cow;
 
@@ -174,23 +177,7 @@ impl<'a> Cursor<'a> {
                     self.pos += 1;
                     return Some(());
                 }
-                b'\\' => {
-                    self.pos += 1;
-                    let escaped = *self.bytes().get(self.pos)?;
-                    self.pos += 1;
-                    match escaped {
-                        b'"' => out.push('"'),
-                        b'\\' => out.push('\\'),
-                        b'/' => out.push('/'),
-                        b'b' => out.push('\u{8}'),
-                        b'f' => out.push('\u{c}'),
-                        b'n' => out.push('\n'),
-                        b'r' => out.push('\r'),
-                        b't' => out.push('\t'),
-                        b'u' => out.push(self.unicode_escape()?),
-                        _ => return None,
-                    }
-                }
+                b'\\' => out.push(self.escape()?),
                 _ => {
                     let start = self.pos;
                     let len = self.plain_run();
@@ -202,6 +189,25 @@ impl<'a> Cursor<'a> {
                 }
             }
         }
+    }
+
+    /// The character of the escape at the position (its backslash
+    /// included), consumed; `None` for an escape JSON does not have.
+    fn escape(&mut self) -> Option<char> {
+        let escaped = *self.bytes().get(self.pos + 1)?;
+        self.pos += 2;
+        Some(match escaped {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => self.unicode_escape()?,
+            _ => return None,
+        })
     }
 
     /// The character of a `\u` escape whose `\u` is consumed; a surrogate
@@ -341,16 +347,7 @@ impl<'a> Cursor<'a> {
                     return Some(());
                 }
                 b'\\' => {
-                    self.pos += 1;
-                    let escaped = *self.bytes().get(self.pos)?;
-                    self.pos += 1;
-                    match escaped {
-                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
-                        b'u' => {
-                            self.unicode_escape()?;
-                        }
-                        _ => return None,
-                    }
+                    self.escape()?;
                 }
                 _ => return None, // a control character
             }

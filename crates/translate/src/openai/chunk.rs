@@ -6,12 +6,13 @@
 //! matching keys and skipping the members the gateway does not read
 //! (`object`, `created`, `system_fingerprint`, `logprobs`, ...). [`read`]
 //! first tries [`scan`], which reads the members [`Payload`] has with a
-//! [`Cursor`] and skips the rest by syntax only. It gives up on whatever it
-//! does not handle: a non-null `usage` or `error` (once a stream), escapes
-//! in keys, repeated members, numbers that are not plain integers, any
-//! syntax error. serde_json then reads the payload as before, so its errors
-//! and its answer on unusual payloads are unchanged; where the scan answers,
-//! it answers what serde_json would (a proptest compares the two).
+//! [`Cursor`] and skips the rest, checking their syntax. It gives up on
+//! whatever it does not handle: a non-null `usage` or `error` (once a
+//! stream), escapes in keys, repeated members, an index that is not a plain
+//! integer, any syntax error. serde_json then reads the payload as before,
+//! so its errors and its answer on unusual payloads are unchanged; where
+//! the scan answers, it answers what serde_json would (a proptest and the
+//! `provider_payloads` fuzz target compare the two).
 
 use std::borrow::Cow;
 
