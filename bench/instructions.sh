@@ -7,6 +7,9 @@
 #   bench/instructions.sh [SCENARIO ...]    default: every gateway scenario
 #                                           of bench/run.sh (primary-openai-json,
 #                                           primary-anthropic-stream, custom-openai-json, ...)
+#                                           and vendor-openai-tools-stream (counted here
+#                                           only, in proxy mode: an OpenAI client
+#                                           streaming from messages_vendor)
 #   bench/instructions.sh --full [SCENARIO ...]   the same in full deployment (a
 #                                           signed-in user's key, their own accounts,
 #                                           usage written to SQLite)

@@ -142,7 +142,7 @@ def custom_key():
     return os.environ.get("BENCH_CUSTOM_KEY", "sk-custom-sim")
 
 
-def start_gateway(args, cores, rundir, sim_base, oidc_base, custom_prefix):
+def start_gateway(args, cores, rundir, sim_base, oidc_base, custom_prefix, extra_env=None):
     data = os.path.join(rundir, "gateway-data")
     os.makedirs(data, exist_ok=True)
     with open(os.path.join(data, "tokens.json"), "w") as f:
@@ -166,6 +166,9 @@ def start_gateway(args, cores, rundir, sim_base, oidc_base, custom_prefix):
     if custom_prefix:
         env["CUSTOM_BASE_URL"] = sim_base + custom_prefix
         env["CUSTOM_API_KEY"] = custom_key()
+    # Paths below the simulator's root (a scenario's `gateway_env`).
+    env.update({k: sim_base + v[len("{sim}"):] if v.startswith("{sim}") else v
+                for k, v in (extra_env or {}).items()})
     cmd = cores.wrap([os.path.join(args.bin_dir, "gateway")], cores.relay)
     gw = procs.Proc("gateway", cmd, os.path.join(rundir, "gateway.log"), env=env, cwd=rundir)
     base = f"http://127.0.0.1:{port}"

@@ -108,7 +108,8 @@ def total(out_file):
     return program - calibration
 
 
-def count(args, rundir, sim_base, oidc_base, spec, n):
+def count(args, rundir, sim_base, oidc_base, scenario, n):
+    spec = scenario.gateway
     out_file = os.path.join(rundir, f"callgrind.{n}")
     if args.full:
         # A fresh store each time: both counts do the same set-up.
@@ -124,7 +125,7 @@ def count(args, rundir, sim_base, oidc_base, spec, n):
         spec = (kind.replace("gateway_", "full_"), path, body, expect)
     else:
         gw, base = bench.start_gateway(args, Callgrind(out_file), rundir, sim_base,
-                                       oidc_base, "/custom/v1")
+                                       oidc_base, "/custom/v1", scenario.gateway_env)
     try:
         send(base, spec, n)
     finally:
@@ -159,11 +160,15 @@ def main():
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = ap.parse_args()
     known = {s.name: s for s in scenarios.primary_scenarios()
-             + scenarios.custom_scenarios("/custom/v1")}
-    names = args.scenarios or list(known)
+             + scenarios.custom_scenarios("/custom/v1") + scenarios.vendor_scenarios()}
+    # Full mode sets up a user's `primary` and `custom` accounts only.
+    proxy_only = {s.name for s in scenarios.vendor_scenarios()}
+    names = args.scenarios or [n for n in known if not (args.full and n in proxy_only)]
     unknown = [n for n in names if n not in known]
     if unknown:
         raise SystemExit(f"unknown scenarios {unknown}; known: {', '.join(known)}")
+    if args.full and proxy_only & set(names):
+        raise SystemExit(f"{sorted(proxy_only & set(names))}: proxy mode only")
     with tempfile.TemporaryDirectory(prefix="gateway-instructions-") as rundir:
         kept = args.keep or (os.path.join(rundir, "kept") if args.components else None)
         sim, sim_base, oidc_base = bench.start_sim(args, procs.Cores(), rundir)
@@ -171,9 +176,8 @@ def main():
             print(f"{'scenario':32} instructions/request (start-up clock calibration left out)",
                   flush=True)
             for name in names:
-                spec = known[name].gateway
-                few = count(args, rundir, sim_base, oidc_base, spec, FEW)
-                many = count(args, rundir, sim_base, oidc_base, spec, MANY)
+                few = count(args, rundir, sim_base, oidc_base, known[name], FEW)
+                many = count(args, rundir, sim_base, oidc_base, known[name], MANY)
                 print(f"{name:32} {(many - few) // (MANY - FEW)}", flush=True)
                 if kept:
                     keep(rundir, kept, name)

@@ -88,10 +88,13 @@ class Scenario:
     very same request share one direct measurement."""
 
     def __init__(self, name, label, provider, stream, direct, direct_key, gateway,
-                 litellm=None):
+                 litellm=None, gateway_env=None):
         self.name, self.label, self.provider, self.stream = name, label, provider, stream
         self.direct, self.direct_key, self.gateway, self.litellm = (
             direct, direct_key, gateway, litellm)
+        # Variables the gateway needs for this scenario only; a value
+        # starting with `{sim}` is a path below the simulator's root.
+        self.gateway_env = gateway_env or {}
 
 
 SSE_OPENAI = [b"data: ", b"[DONE]"]
@@ -162,6 +165,24 @@ def custom_scenarios(custom_prefix):
                  anthropic_body(CUSTOM_MODEL, TOOLS, True, tools=True),
                  [b"tool_use", b"input_json_delta"])))
     return out
+
+
+def vendor_scenarios():
+    """Counted by `bench/instructions.sh` only (no direct or LiteLLM run):
+    an OpenAI client to `messages_vendor` (cross-format the other way:
+    the provider's messages stream read into chat-completions chunks),
+    streaming, with one tool call. The vendor is configured for this
+    scenario alone: with it, `primary`'s model names would go to it."""
+    model = "messages_vendor/claude-sonnet-4-5-20250929"
+    return [Scenario(
+        name="vendor-openai-tools-stream",
+        label="messages_vendor, chat completions client (cross-format), stream with a tool call",
+        provider="messages_vendor", stream=True, direct=None, direct_key=None,
+        gateway=("gateway_openai", "/v1/chat/completions",
+                 openai_body(model, TOOLS, True, tools=True),
+                 SSE_OPENAI + [b'"tool_calls"']),
+        gateway_env={"MESSAGES_VENDOR_BASE_URL": "{sim}/messages_vendor",
+                     "MESSAGES_VENDOR_API_KEY": "sk-ant-sim"})]
 
 
 def open_streams_body():
