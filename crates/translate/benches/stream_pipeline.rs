@@ -254,6 +254,16 @@ fn bench_native(c: &mut Criterion) {
     group.finish();
 }
 
+/// The `i`th text delta of the cross-format benches' streams (20 bytes).
+fn delta_text(i: usize) -> String {
+    "Let me look that up for you. "
+        .chars()
+        .cycle()
+        .skip(i % 5)
+        .take(20)
+        .collect()
+}
+
 /// A provider's chat-completions stream as OpenAI writes it: `texts` text
 /// deltas, then (with `tool`) one tool call in 3 argument fragments, the
 /// finish, the usage chunk and `[DONE]`.
@@ -269,12 +279,7 @@ fn provider_stream(texts: usize, tool: bool) -> Vec<u8> {
         "null",
     ));
     for i in 0..texts {
-        let text: String = "Let me look that up for you. "
-            .chars()
-            .cycle()
-            .skip(i % 5)
-            .take(20)
-            .collect();
+        let text = delta_text(i);
         push(chunk(
             &serde_json::json!({ "content": text }).to_string(),
             "null",
@@ -316,12 +321,7 @@ fn provider_messages_stream(texts: usize, tool: bool) -> Vec<u8> {
         r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
     );
     for i in 0..texts {
-        let text: String = "Let me look that up for you. "
-            .chars()
-            .cycle()
-            .skip(i % 5)
-            .take(20)
-            .collect();
+        let text = delta_text(i);
         let delta = serde_json::json!({
             "type": "content_block_delta",
             "index": 0,

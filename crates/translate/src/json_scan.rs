@@ -75,18 +75,9 @@ impl<'a> Cursor<'a> {
         self.literal(b"null")
     }
 
+    /// Consumes `word` if it comes next (after whitespace).
     fn literal(&mut self, word: &[u8]) -> bool {
-        if self.peek().is_some()
-            && self
-                .bytes()
-                .get(self.pos..)
-                .is_some_and(|r| r.starts_with(word))
-        {
-            self.pos += word.len();
-            true
-        } else {
-            false
-        }
+        self.peek().is_some() && self.literal_here(word)
     }
 
     /// An object member's key and its colon, as bytes (matched against
