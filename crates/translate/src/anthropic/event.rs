@@ -6,9 +6,10 @@
 //! about 6,000 instructions for a 90-byte text delta. [`scan`] reads the
 //! events of a plain answer with a [`Cursor`], members in any order:
 //! `content_block_delta` (text, tool input or thinking),
-//! `content_block_stop`, `message_start`, `message_delta`, `message_stop`
-//! and `ping`. It gives up on everything else (`content_block_start`,
-//! `error`, other delta types, unknown events), on a missing or repeated
+//! `content_block_start` (a text, thinking or tool-call block as providers
+//! open them), `content_block_stop`, `message_start`, `message_delta`,
+//! `message_stop` and `ping`. It gives up on everything else (`error`,
+//! other block and delta types, unknown events), on a missing or repeated
 //! member, on a value of an unexpected type and on any syntax error.
 //! serde_json then reads the payload as before, so its errors and its
 //! answer on unusual payloads are unchanged; where the scan answers, it
@@ -84,6 +85,7 @@ pub(super) fn scan(data: &str) -> Option<w::StreamEvent> {
     let mut delta = Member::Absent;
     let mut message = Member::Absent;
     let mut usage = Member::Absent;
+    let mut block = Member::Absent;
     let mut seen = Seen::default();
     c.object(|c, key| {
         match key {
@@ -107,6 +109,10 @@ pub(super) fn scan(data: &str) -> Option<w::StreamEvent> {
                 seen.first(4)?;
                 usage = Member::take(c, kind.as_deref(), read_usage)?;
             }
+            b"content_block" => {
+                seen.first(5)?;
+                block = Member::take(c, kind.as_deref(), read_block)?;
+            }
             _ => c.skip_value()?,
         }
         Some(())
@@ -119,6 +125,7 @@ pub(super) fn scan(data: &str) -> Option<w::StreamEvent> {
     let delta = delta.value(kind, read_delta)?;
     let message = message.value(kind, read_message)?;
     let usage = usage.value(kind, read_usage)?;
+    let block = block.value(kind, read_block)?;
     match kind {
         "content_block_delta" => match delta? {
             Body::Block(delta) => Some(w::StreamEvent::ContentBlockDelta {
@@ -127,6 +134,10 @@ pub(super) fn scan(data: &str) -> Option<w::StreamEvent> {
             }),
             _ => None,
         },
+        "content_block_start" => Some(w::StreamEvent::ContentBlockStart {
+            index: index?,
+            content_block: block.flatten()?,
+        }),
         "content_block_stop" => Some(w::StreamEvent::ContentBlockStop { index: index? }),
         "message_delta" => match delta? {
             Body::Message(delta) => Some(w::StreamEvent::MessageDelta {
@@ -168,6 +179,79 @@ fn read_usage(c: &mut Cursor<'_>, kind: &str) -> Option<Option<w::StreamUsage>> 
         stream_usage(c).map(Some)
     } else {
         c.skip_value().map(|()| None)
+    }
+}
+
+/// `content_block`: read for `content_block_start` only.
+fn read_block(c: &mut Cursor<'_>, kind: &str) -> Option<Option<w::ContentBlock>> {
+    if kind == "content_block_start" {
+        content_block(c).map(Some)
+    } else {
+        c.skip_value().map(|()| None)
+    }
+}
+
+/// The block a `content_block_start` opens, as providers send it: a text
+/// or thinking block (usually empty), or a tool call with `input: {}`.
+/// [`w::ContentBlock`]'s own reader goes through a map of values, so
+/// repeated members are not an error there: here they give up, as do
+/// `cache_control`, `citations` and a tool call's non-empty `input`.
+fn content_block(c: &mut Cursor<'_>) -> Option<w::ContentBlock> {
+    let mut kind: Option<Cow<'_, str>> = None;
+    let (mut text, mut thinking, mut signature) = (None, None, None);
+    let (mut id, mut name, mut input) = (None, None, None);
+    let mut seen = Seen::default();
+    c.object(|c, key| {
+        let (bit, slot) = match key {
+            b"type" => {
+                seen.first(0)?;
+                kind = Some(c.string()?);
+                return Some(());
+            }
+            b"signature" => {
+                seen.first(1)?;
+                signature = c.opt_string()?;
+                return Some(());
+            }
+            b"input" => {
+                seen.first(2)?;
+                input = Some(if c.null() {
+                    serde_json::Value::Null
+                } else {
+                    // `{}` only: any member gives up.
+                    c.object(|_, _| None)?;
+                    serde_json::Value::Object(serde_json::Map::new())
+                });
+                return Some(());
+            }
+            b"cache_control" | b"citations" => return None,
+            b"text" => (3, &mut text),
+            b"thinking" => (4, &mut thinking),
+            b"id" => (5, &mut id),
+            b"name" => (6, &mut name),
+            _ => return c.skip_value(),
+        };
+        seen.first(bit)?;
+        *slot = Some(c.string()?.into_owned());
+        Some(())
+    })?;
+    match kind.as_deref()? {
+        "text" => Some(w::ContentBlock::Text(w::TextBlock {
+            text: text?,
+            cache_control: None,
+            citations: None,
+        })),
+        "thinking" => Some(w::ContentBlock::Thinking(w::ThinkingBlock {
+            thinking: thinking.unwrap_or_default(),
+            signature,
+        })),
+        "tool_use" => Some(w::ContentBlock::ToolUse(w::ToolUseBlock {
+            id: id?,
+            name: name?,
+            input: input.unwrap_or_else(|| serde_json::Value::Object(serde_json::Map::new())),
+            cache_control: None,
+        })),
+        _ => None,
     }
 }
 

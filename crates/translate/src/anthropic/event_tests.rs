@@ -27,6 +27,13 @@ fn the_events_of_an_answer_take_the_fast_path() {
         r#"{"delta":{"stop_reason":"tool_use"},"usage":{"input_tokens":null,"output_tokens":7},"type":"message_delta"}"#,
         r#"{"message":{"model":"m"},"type":"message_start"}"#,
         r#"{"delta":{"text":"late","type":"text_delta"},"index":0,"type":"content_block_delta"}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","signature":null,"extra":1}}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01T1x1fJ34qAmk2tNTrN7Up6","name":"get_weather","input":{}}}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t","name":"f","input":null}}"#,
+        r#"{"type":"content_block_start","index":2,"content_block":{"name":"f","id":"t","type":"tool_use"}}"#,
+        r#"{"content_block":{"type":"text","text":"before the type"},"index":0,"type":"content_block_start"}"#,
         r#"{"type":"message_stop"}"#,
         r#"{"type":"ping"}"#,
         r#"{"type":"ping","extra":[1,{"a":null}]}"#,
@@ -40,7 +47,17 @@ fn the_events_of_an_answer_take_the_fast_path() {
 #[test]
 fn other_events_and_the_unusual_go_to_serde() {
     for data in [
-        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"image","source":{}}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"redacted_thinking","data":"EmwK"}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"","citations":[]}}"#,
+        r#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"f","input":{"city":"Paris"}}}"#,
+        // Repeated members: the block's own reader takes the last, this
+        // one gives up.
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"a","text":"b"}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"text"}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","name":"f"}}"#,
+        r#"{"type":"content_block_start","index":0,"content_block":null}"#,
+        r#"{"type":"content_block_start","content_block":{"type":"text","text":""}}"#,
         r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
         r#"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}"#,
         r#"{"type":"content_block_delta","index":0,"delta":{"type":"citations_delta","citation":{}}}"#,
@@ -164,7 +181,7 @@ fn any_event() -> impl Strategy<Value = Value> {
 
     let message = (
         prop::option::weighted(0.8, text.clone()),
-        prop::option::weighted(0.8, text),
+        prop::option::weighted(0.8, text.clone()),
         prop::option::weighted(0.8, usage.clone()),
     )
         .prop_map(|(id, model, usage)| {
@@ -213,13 +230,67 @@ fn any_event() -> impl Strategy<Value = Value> {
         })
         .boxed();
 
+    // Mostly strings here: one member of a wrong type spoils the block.
+    let string = prop_oneof![
+        12 => "[a-z \\n\"é]{0,8}".prop_map(Value::String),
+        1 => Just(Value::Null),
+        1 => Just(json!(7)),
+    ]
+    .boxed();
+    let block = (
+        kind(&["text", "thinking", "tool_use", "image"]),
+        prop::option::weighted(0.6, string.clone()),
+        prop::option::weighted(0.5, string.clone()),
+        prop::option::weighted(0.3, string.clone()),
+        prop::option::weighted(0.5, string.clone()),
+        prop::option::weighted(0.5, string),
+        prop::option::weighted(
+            0.5,
+            prop_oneof![
+                6 => Just(json!({})),
+                2 => Just(Value::Null),
+                1 => Just(json!({"city": "Paris"})),
+            ],
+        ),
+    )
+        .prop_map(|(kind, text, thinking, signature, id, name, input)| {
+            object(vec![
+                ("type", Some(kind)),
+                ("text", text),
+                ("thinking", thinking),
+                ("signature", signature),
+                ("id", id),
+                ("name", name),
+                ("input", input),
+            ])
+        })
+        .boxed();
+    let block_start = (
+        kind(&["content_block_start"]),
+        prop::option::weighted(0.95, index.clone()),
+        prop::option::weighted(0.95, prop_oneof![1 => Just(Value::Null), 10 => block]),
+    )
+        .prop_map(|(kind, index, block)| {
+            vec![
+                ("type", Some(kind)),
+                ("index", index),
+                ("content_block", block),
+            ]
+        })
+        .boxed();
     let unit = (
         kind(&["message_stop", "ping"]),
         prop::option::weighted(0.1, index),
     )
         .prop_map(|(kind, index)| vec![("type", Some(kind)), ("index", index)]);
     (
-        prop_oneof![4 => block_event, 2 => message_delta, 2 => message_start, 1 => unit],
+        prop_oneof![
+            4 => block_event,
+            2 => block_start,
+            2 => message_delta,
+            2 => message_start,
+            1 => unit,
+        ],
         mostly(0.95),
         prop::option::weighted(0.2, crate::json_scan::tests::any_json()),
         any::<prop::sample::Index>(),
@@ -247,6 +318,8 @@ fn object(members: Vec<(&str, Option<Value>)>) -> Value {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(1024))]
+
     /// Where the fast path answers, it answers what serde_json does.
     #[test]
     fn agrees_with_serde_on_any_event(value in any_event(), pretty in any::<bool>()) {
