@@ -87,6 +87,10 @@ pub(super) fn scan(data: &str) -> Option<w::StreamEvent> {
     let mut usage = Member::Absent;
     let mut block = Member::Absent;
     let mut seen = Seen::default();
+    // `usage` is an error when `null` in `message_delta`: no `Option` read.
+    let read_message = only_in("message_start", stream_message);
+    let read_usage = only_in("message_delta", stream_usage);
+    let read_block = only_in("content_block_start", content_block);
     c.object(|c, key| {
         match key {
             b"type" => {
@@ -164,30 +168,18 @@ fn read_delta(c: &mut Cursor<'_>, kind: &str) -> Option<Body> {
     }
 }
 
-/// `message`: read for `message_start` only.
-fn read_message(c: &mut Cursor<'_>, kind: &str) -> Option<Option<w::StreamMessage>> {
-    if kind == "message_start" {
-        stream_message(c).map(Some)
-    } else {
-        c.skip_value().map(|()| None)
-    }
-}
-
-/// `usage`: read for `message_delta` only (where `null` is an error).
-fn read_usage(c: &mut Cursor<'_>, kind: &str) -> Option<Option<w::StreamUsage>> {
-    if kind == "message_delta" {
-        stream_usage(c).map(Some)
-    } else {
-        c.skip_value().map(|()| None)
-    }
-}
-
-/// `content_block`: read for `content_block_start` only.
-fn read_block(c: &mut Cursor<'_>, kind: &str) -> Option<Option<w::ContentBlock>> {
-    if kind == "content_block_start" {
-        content_block(c).map(Some)
-    } else {
-        c.skip_value().map(|()| None)
+/// A member that only events of type `owner` have: read with `read`
+/// there, skipped (`None`) in any other.
+fn only_in<'a, T>(
+    owner: &'static str,
+    read: impl Fn(&mut Cursor<'a>) -> Option<T> + Copy,
+) -> impl Fn(&mut Cursor<'a>, &str) -> Option<Option<T>> + Copy {
+    move |c, kind| {
+        if kind == owner {
+            read(c).map(Some)
+        } else {
+            c.skip_value().map(|()| None)
+        }
     }
 }
 
