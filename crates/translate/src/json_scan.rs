@@ -449,6 +449,26 @@ fn special_bytes(word: u64) -> u64 {
         | below_space
 }
 
+/// Whether the fast path `scan` reads `data` as serde_json reads it into
+/// `T`, wherever it answers at all (for the fuzz target, through
+/// [`crate::fast_paths_agree`]); `Err` names `what` with both readings.
+pub(crate) fn agrees<'a, T>(
+    what: &str,
+    data: &'a str,
+    scan: impl FnOnce(&'a str) -> Option<T>,
+) -> Result<(), String>
+where
+    T: PartialEq + std::fmt::Debug + serde::Deserialize<'a>,
+{
+    let Some(fast) = scan(data) else {
+        return Ok(());
+    };
+    match serde_json::from_str::<T>(data) {
+        Ok(slow) if slow == fast => Ok(()),
+        slow => Err(format!("{what}: fast {fast:?}, serde {slow:?}")),
+    }
+}
+
 /// Known keys an object has shown, to give up on a repeated one (serde's
 /// derived structs refuse a duplicate field).
 #[derive(Default)]

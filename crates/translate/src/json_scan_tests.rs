@@ -204,3 +204,13 @@ proptest! {
         prop_assert_eq!(c.plain_run(), expected);
     }
 }
+
+#[test]
+fn agrees_reports_a_disagreement_and_passes_agreement() {
+    let wrong = |_: &str| Some(2u32);
+    assert!(agrees::<u32>("n", "1", wrong).is_err());
+    assert!(agrees::<u32>("n", "1", |_: &str| Some(1u32)).is_ok());
+    assert!(agrees::<u32>("n", "x", |_: &str| None::<u32>).is_ok());
+    // A fast answer where serde_json refuses is a disagreement too.
+    assert!(agrees::<u32>("n", "x", |_: &str| Some(1u32)).is_err());
+}

@@ -32,16 +32,7 @@ use crate::model::{StopReason, Usage};
 
 /// See [`crate::fast_paths_agree`].
 pub(crate) fn fast_path_agrees(data: &str) -> Result<(), String> {
-    match event::scan(data) {
-        Some(fast) => {
-            let slow = serde_json::from_str::<wire::anthropic::StreamEvent>(data);
-            match &slow {
-                Ok(slow) if *slow == fast => Ok(()),
-                _ => Err(format!("messages event: fast {fast:?}, serde {slow:?}")),
-            }
-        }
-        None => Ok(()),
-    }
+    crate::json_scan::agrees::<wire::anthropic::StreamEvent>("messages event", data, event::scan)
 }
 
 /// Canonical usage of a stream event's usage object (all four counts).

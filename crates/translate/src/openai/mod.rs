@@ -38,18 +38,7 @@ use crate::model::Usage;
 
 /// See [`crate::fast_paths_agree`].
 pub(crate) fn fast_path_agrees(data: &str) -> Result<(), String> {
-    match chunk::scan(data) {
-        Some(fast) => {
-            let slow = serde_json::from_str::<chunk::Payload>(data);
-            match &slow {
-                Ok(slow) if *slow == fast => Ok(()),
-                _ => Err(format!(
-                    "chat-completions chunk: fast {fast:?}, serde {slow:?}"
-                )),
-            }
-        }
-        None => Ok(()),
-    }
+    crate::json_scan::agrees::<chunk::Payload>("chat-completions chunk", data, chunk::scan)
 }
 
 /// OpenAI `prompt_tokens` for canonical usage (cached tokens included).
