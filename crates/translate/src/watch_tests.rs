@@ -6,7 +6,7 @@ use crate::model::{ChatEvent, StreamErrorKind};
 
 fn ev(event: Option<&str>, data: &str) -> SseEvent {
     SseEvent {
-        event: event.map(str::to_owned),
+        event: event.map(|name| name.to_owned().into()),
         data: data.to_owned(),
         ..SseEvent::default()
     }

@@ -358,7 +358,7 @@ impl AnthropicStream {
         let events = events
             .into_iter()
             .map(|ev| {
-                let name = ev.event.expect("messages events are named");
+                let name = ev.event.expect("messages events are named").into_owned();
                 let data: serde_json::Value = serde_json::from_str(&ev.data).unwrap();
                 assert_eq!(data["type"], name.as_str(), "data.type names the event");
                 (name, data)

@@ -167,7 +167,7 @@ fn the_collected_answer_is_complete() {
 
 fn sse(event: &str, data: &str) -> SseEvent {
     SseEvent {
-        event: Some(event.into()),
+        event: Some(event.to_owned().into()),
         data: data.into(),
         ..SseEvent::default()
     }

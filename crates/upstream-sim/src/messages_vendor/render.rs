@@ -188,7 +188,10 @@ mod tests {
         }
         let mut out = Vec::new();
         while let Some(e) = p.next_event().unwrap() {
-            out.push((e.event.unwrap(), serde_json::from_str(&e.data).unwrap()));
+            out.push((
+                e.event.unwrap().into_owned(),
+                serde_json::from_str(&e.data).unwrap(),
+            ));
         }
         out
     }

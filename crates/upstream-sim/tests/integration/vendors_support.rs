@@ -79,7 +79,7 @@ impl SseRead {
         self.events
             .iter()
             .map(|e| {
-                let name = e.event.clone().unwrap_or_default();
+                let name = e.event.clone().unwrap_or_default().into_owned();
                 (name, serde_json::from_str(&e.data).unwrap())
             })
             .collect()

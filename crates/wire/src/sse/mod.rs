@@ -11,7 +11,8 @@ mod parser;
 mod write;
 
 pub use parser::{
-    SseBlock, SseError, SseEvent, SseParser, DEFAULT_MAX_BLOCK, DEFAULT_MAX_EVENT, DEFAULT_MAX_LINE,
+    EventName, SseBlock, SseError, SseEvent, SseParser, DEFAULT_MAX_BLOCK, DEFAULT_MAX_EVENT,
+    DEFAULT_MAX_LINE,
 };
 pub use write::{write_comment, write_data, write_event, DONE};
 

@@ -10,6 +10,14 @@
 //! gives both the parsed event and the block's raw bytes: [`SseParser::next_block`]
 //! hands the block out as a [`Bytes`] slice of the buffer (no copy), while
 //! [`SseParser::next_event`] just drops it.
+//!
+//! An event's `data` sent on one line (as every provider sends it) is
+//! copied once, straight out of the buffer; only data spread over several
+//! `data` lines is joined first. The event names of the messages stream
+//! cost no allocation (see [`EventName`]).
+
+use std::borrow::Cow;
+use std::ops::Range;
 
 use bytes::{Buf, Bytes, BytesMut};
 
@@ -30,7 +38,7 @@ const KEPT_DATA_CAPACITY: usize = 64 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct SseEvent {
     /// The `event` field; `None` when absent or empty (WHATWG's default type `message`).
-    pub event: Option<String>,
+    pub event: Option<EventName>,
     /// The `data` lines joined with `"\n"`.
     pub data: String,
     /// The stream's last event id at dispatch: set by an `id` field in this or
@@ -40,6 +48,23 @@ pub struct SseEvent {
     /// field so far (this event's or an earlier block's).
     pub retry: Option<u64>,
 }
+
+/// An event's name: the names a messages stream uses are borrowed from a
+/// table (an allocation per event saved), any other is owned.
+pub type EventName = Cow<'static, str>;
+
+/// The event names read without allocating (the messages stream's, and
+/// `error`, which every provider may send).
+const KNOWN_NAMES: [&str; 8] = [
+    "content_block_delta",
+    "content_block_start",
+    "content_block_stop",
+    "message_delta",
+    "message_start",
+    "message_stop",
+    "ping",
+    "error",
+];
 
 /// One block of the stream, as received and as parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,9 +147,14 @@ pub struct SseParser {
 /// The event being built, and the stream state that outlives events.
 #[derive(Debug)]
 struct Pending {
-    event: String,
-    /// Each `data` line's value followed by `\n`; the last `\n` is dropped on dispatch.
-    data: Vec<u8>,
+    /// The latest `event` line's value (checked for UTF-8 when read), as
+    /// offsets into the current block.
+    event: Option<Range<usize>>,
+    /// The first `data` line's value, as offsets into the current block.
+    data_line: Option<Range<usize>>,
+    /// From the second `data` line on: every value so far, each followed by
+    /// `\n` (the last `\n` is dropped on dispatch).
+    joined: Vec<u8>,
     last_id: String,
     retry: Option<u64>,
     max_event: usize,
@@ -161,8 +191,9 @@ impl SseParser {
             max_block: DEFAULT_MAX_BLOCK,
             failed: None,
             pending: Pending {
-                event: String::new(),
-                data: Vec::new(),
+                event: None,
+                data_line: None,
+                joined: Vec::new(),
                 last_id: String::new(),
                 retry: None,
                 max_event,
@@ -311,12 +342,11 @@ impl SseParser {
                 }
                 // End of input: the end of the last line and of the block.
                 if self.line < self.buf.len() {
-                    let last = self.buf.get(self.line..).unwrap_or_default();
                     // Not blank, so it cannot dispatch by itself.
-                    self.pending.line(last)?;
+                    self.pending.line(&self.buf, self.line..self.buf.len())?;
                     self.line = self.buf.len();
                 }
-                let event = self.pending.dispatch()?;
+                let event = self.pending.dispatch(&self.buf)?;
                 if self.buf.is_empty() && event.is_none() {
                     return Ok(None);
                 }
@@ -340,9 +370,7 @@ impl SseParser {
                 }
             }
             let blank = end == self.line;
-            let event = self
-                .pending
-                .line(self.buf.get(self.line..end).unwrap_or_default())?;
+            let event = self.pending.line(&self.buf, self.line..end)?;
             self.line = next;
             self.scanned = next;
             if blank {
@@ -353,42 +381,37 @@ impl SseParser {
 }
 
 impl Pending {
-    /// Applies one line (terminator removed); a blank line may dispatch.
-    fn line(&mut self, line: &[u8]) -> Result<Option<SseEvent>, SseError> {
-        if line.is_empty() {
-            return self.dispatch();
+    /// Applies one line of `block` (terminator removed); a blank line may dispatch.
+    fn line(&mut self, block: &[u8], line: Range<usize>) -> Result<Option<SseEvent>, SseError> {
+        let bytes = block.get(line.clone()).unwrap_or_default();
+        if bytes.is_empty() {
+            return self.dispatch(block);
         }
-        let (field, value) = match memchr::memchr(b':', line) {
+        let (field, value) = match memchr::memchr(b':', bytes) {
             Some(0) => return Ok(None), // comment
             Some(colon) => {
-                let value = line.get(colon + 1..).unwrap_or_default();
-                let value = value.strip_prefix(b" ").unwrap_or(value);
-                (line.get(..colon).unwrap_or_default(), value)
-            }
-            None => (line, &[][..]),
-        };
-        match field {
-            b"data" => {
-                if self.data.len() + value.len() > self.max_event {
-                    return Err(SseError::EventTooLarge {
-                        max: self.max_event,
-                    });
+                let mut value = line.start + colon + 1..line.end;
+                if block.get(value.start) == Some(&b' ') {
+                    value.start += 1;
                 }
-                self.data.reserve(value.len() + 1);
-                self.data.extend_from_slice(value);
-                self.data.push(b'\n');
+                (bytes.get(..colon).unwrap_or_default(), value)
             }
+            None => (bytes, line.end..line.end),
+        };
+        let text = block.get(value.clone()).unwrap_or_default();
+        match field {
+            b"data" => self.data(block, value)?,
             b"event" => {
-                self.event.clear();
-                self.event.push_str(utf8(value)?);
+                utf8(text)?;
+                self.event = Some(value);
             }
-            b"id" if !value.contains(&0) => {
+            b"id" if !text.contains(&0) => {
                 self.last_id.clear();
-                self.last_id.push_str(utf8(value)?);
+                self.last_id.push_str(utf8(text)?);
             }
-            b"retry" if !value.is_empty() && value.iter().all(u8::is_ascii_digit) => {
+            b"retry" if !text.is_empty() && text.iter().all(u8::is_ascii_digit) => {
                 // All digits, so the only failure is overflow: ignore that value.
-                if let Ok(ms) = utf8(value)?.parse::<u64>() {
+                if let Ok(ms) = utf8(text)?.parse::<u64>() {
                     self.retry = Some(ms);
                 }
             }
@@ -397,33 +420,80 @@ impl Pending {
         Ok(None)
     }
 
+    /// Adds one `data` line's value: the first is only noted where it lies;
+    /// a second starts the joined copy.
+    fn data(&mut self, block: &[u8], value: Range<usize>) -> Result<(), SseError> {
+        let so_far = match &self.data_line {
+            None => 0,
+            Some(first) if self.joined.is_empty() => first.len() + 1,
+            Some(_) => self.joined.len(),
+        };
+        if so_far + value.len() > self.max_event {
+            return Err(SseError::EventTooLarge {
+                max: self.max_event,
+            });
+        }
+        let Some(first) = &self.data_line else {
+            self.data_line = Some(value);
+            return Ok(());
+        };
+        if self.joined.is_empty() {
+            let first = block.get(first.clone()).unwrap_or_default();
+            self.joined.extend_from_slice(first);
+            self.joined.push(b'\n');
+        }
+        self.joined
+            .extend_from_slice(block.get(value).unwrap_or_default());
+        self.joined.push(b'\n');
+        Ok(())
+    }
+
     /// Ends the current event: returns it when it had data, and resets the
     /// per-event fields either way (`id` and `retry` are stream state and stay).
-    fn dispatch(&mut self) -> Result<Option<SseEvent>, SseError> {
-        let event = std::mem::take(&mut self.event);
-        if self.data.is_empty() {
+    fn dispatch(&mut self, block: &[u8]) -> Result<Option<SseEvent>, SseError> {
+        let event = self.event.take();
+        let Some(first) = self.data_line.take() else {
             return Ok(None);
-        }
-        // Copied out at its size, so `self.data` keeps its capacity for the
-        // next event (taking it would make every event grow a new buffer);
-        // the room a rare large event took is given back.
-        let joined = self
-            .data
-            .get(..self.data.len().saturating_sub(1)) // the last `\n` dropped
-            .unwrap_or_default();
-        let data = utf8(joined).map(str::to_owned);
-        if self.data.capacity() > KEPT_DATA_CAPACITY {
-            self.data = Vec::new();
+        };
+        let data = if self.joined.is_empty() {
+            // Checked after the copy: the copy starts at an aligned address,
+            // where the check reads whole words from the first byte.
+            String::from_utf8(block.get(first).unwrap_or_default().to_vec())
+                .map_err(|_| SseError::InvalidUtf8)
         } else {
-            self.data.clear();
-        }
-        let data = data?;
+            // Copied out at its size, so `self.joined` keeps its capacity for
+            // the next such event; the room a rare large event took is given back.
+            let joined = self
+                .joined
+                .get(..self.joined.len().saturating_sub(1)) // the last `\n` dropped
+                .unwrap_or_default();
+            let data = utf8(joined).map(str::to_owned);
+            if self.joined.capacity() > KEPT_DATA_CAPACITY {
+                self.joined = Vec::new();
+            } else {
+                self.joined.clear();
+            }
+            data
+        }?;
+        let event = event
+            .map(|range| block.get(range).unwrap_or_default())
+            .filter(|name| !name.is_empty())
+            .map(event_name);
         Ok(Some(SseEvent {
-            event: (!event.is_empty()).then_some(event),
+            event,
             data,
             id: (!self.last_id.is_empty()).then(|| self.last_id.clone()),
             retry: self.retry,
         }))
+    }
+}
+
+/// An `event` line's value, already checked for UTF-8.
+fn event_name(name: &[u8]) -> EventName {
+    match KNOWN_NAMES.iter().find(|known| known.as_bytes() == name) {
+        Some(known) => Cow::Borrowed(known),
+        // Checked when its line was read: nothing is replaced.
+        None => Cow::Owned(String::from_utf8_lossy(name).into_owned()),
     }
 }
 

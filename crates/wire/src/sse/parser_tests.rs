@@ -1,3 +1,5 @@
+use std::borrow::Cow;
+
 use bytes::Bytes;
 
 use super::*;
@@ -242,6 +244,47 @@ fn event_too_large() {
 }
 
 #[test]
+fn event_too_large_counts_every_joined_line() {
+    // Three lines: the third is checked against the two already joined.
+    let mut parser = SseParser::with_limits(100, 10);
+    parser.feed(b"data: 0123\ndata: 4\ndata: 567\n\n");
+    assert_eq!(parser.next_event(), Ok(Some(data("0123\n4\n567"))));
+    parser.feed(b"data: 0123\ndata: 4\ndata: 5678\n\n");
+    assert_eq!(
+        parser.next_event(),
+        Err(SseError::EventTooLarge { max: 10 })
+    );
+}
+
+#[test]
+fn the_messages_stream_names_are_borrowed_and_others_owned() {
+    let events = parse(
+        "event: message_start\ndata: {}\n\nevent: custom\ndata: x\n\n\
+         event: ping\n\ndata: y\n\nevent: error\ndata: z\n\n",
+    );
+    assert_eq!(
+        events,
+        [
+            named("message_start", "{}"),
+            named("custom", "x"),
+            data("y"), // the name of a block without data does not carry over
+            named("error", "z"),
+        ]
+    );
+    assert!(matches!(events[0].event, Some(Cow::Borrowed(_))));
+    assert!(matches!(events[1].event, Some(Cow::Owned(_))));
+    assert!(matches!(events[3].event, Some(Cow::Borrowed(_))));
+}
+
+#[test]
+fn the_last_event_line_names_the_event_and_an_empty_one_is_no_name() {
+    assert_eq!(
+        parse("event: a\nevent: b\ndata: x\n\nevent: a\nevent:\ndata: y\n\n"),
+        [named("b", "x"), data("y")]
+    );
+}
+
+#[test]
 fn long_partial_line_is_scanned_once() {
     // Feeding a long line byte by byte must not rescan it (this would take
     // quadratic time); checks the result, and that the line is kept whole.
@@ -277,7 +320,7 @@ fn blocks_of(input: &[u8], chunk: usize) -> Vec<(Vec<u8>, Option<SseEvent>)> {
 
 fn named(name: &str, d: &str) -> SseEvent {
     SseEvent {
-        event: Some(name.into()),
+        event: Some(name.to_owned().into()),
         data: d.into(),
         ..SseEvent::default()
     }

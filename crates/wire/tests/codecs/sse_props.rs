@@ -149,7 +149,7 @@ fn expected(blocks: &[Block]) -> Vec<SseEvent> {
         }
         if !b.data.is_empty() {
             events.push(SseEvent {
-                event: b.event.clone(),
+                event: b.event.clone().map(Into::into),
                 data: b.data.join("\n"),
                 id: (!last_id.is_empty()).then(|| last_id.clone()),
                 retry,
@@ -329,7 +329,7 @@ proptest! {
                 write_data(&mut out, data.as_bytes());
             }
             want.push(SseEvent {
-                event: (*with_name && !name.is_empty()).then(|| name.clone()),
+                event: (*with_name && !name.is_empty()).then(|| name.clone().into()),
                 data: data.replace("\r\n", "\n").replace('\r', "\n"),
                 ..SseEvent::default()
             });
