@@ -390,10 +390,9 @@ impl Pending {
         let (field, value) = match memchr::memchr(b':', bytes) {
             Some(0) => return Ok(None), // comment
             Some(colon) => {
-                let mut value = line.start + colon + 1..line.end;
-                if block.get(value.start) == Some(&b' ') {
-                    value.start += 1;
-                }
+                // One leading space of the value is dropped.
+                let space = usize::from(bytes.get(colon + 1) == Some(&b' '));
+                let value = line.start + colon + 1 + space..line.end;
                 (bytes.get(..colon).unwrap_or_default(), value)
             }
             None => (bytes, line.end..line.end),
