@@ -12,7 +12,7 @@ use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use tokio::net::{TcpListener, TcpStream};
 
-use super::tests::{upstream, uri};
+use super::tests::{refusing_address, upstream, uri};
 use super::*;
 use crate::upstream::proxy::ProxyVariables;
 use crate::upstream::ssrf::{ConnectGuard, GuardedResolver};
@@ -261,9 +261,8 @@ async fn a_407_to_an_absolute_form_request_is_a_connect_error() {
 
 #[tokio::test]
 async fn an_unreachable_proxy_is_a_connect_error_naming_it_without_credentials() {
-    let gone = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let at = gone.local_addr().unwrap().to_string();
-    drop(gone);
+    let (_held, at) = refusing_address();
+    let at = at.to_string();
     let (base, _) = upstream().await;
     let proxy_url = format!("http://user:s3cret@{at}");
     for (config, target) in [

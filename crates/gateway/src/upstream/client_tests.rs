@@ -39,6 +39,17 @@ pub(super) async fn upstream() -> (String, Arc<AtomicUsize>) {
     (format!("http://{addr}"), connections)
 }
 
+/// An address that refuses connections: a socket bound but never
+/// listening, kept by the caller for as long as the address must stay
+/// refused. (A listener bound and dropped frees its port, which the next
+/// bind in this process or another test's could be handed.)
+pub(super) fn refusing_address() -> (tokio::net::TcpSocket, std::net::SocketAddr) {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind("127.0.0.1:0".parse().unwrap()).unwrap();
+    let at = socket.local_addr().unwrap();
+    (socket, at)
+}
+
 pub(super) fn uri(base: &str, path: &str) -> Uri {
     format!("{base}{path}").parse().unwrap()
 }
@@ -109,10 +120,7 @@ async fn a_body_over_the_limit_is_refused() {
 
 #[tokio::test]
 async fn a_refused_connection_is_a_connect_error() {
-    // Bind, learn the port, close: nothing listens there now.
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    drop(listener);
+    let (_held, addr) = refusing_address();
     let client = HttpClient::direct(Duration::from_secs(5));
     let err = client
         .send(
