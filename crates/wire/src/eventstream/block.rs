@@ -125,6 +125,43 @@ pub(super) fn validate(block: &[u8]) -> Result<Semantic, EventStreamError> {
     Ok(found)
 }
 
+/// The last headers block [`validate`] accepted, and what it found there.
+///
+/// A stream sends the same block on every frame of one event type (the same
+/// `:event-type`, `:content-type` and `:message-type`, byte for byte), so a
+/// block equal to the last one is accepted without walking it again: one
+/// compare of a few dozen bytes instead of the cuts, UTF-8 checks and name
+/// matches of every header (about 480 instructions a frame on `primary`'s
+/// three-header blocks). Equal bytes validate to the same result, so this
+/// changes no outcome; a refused block is never kept.
+#[derive(Debug, Clone, Default)]
+pub(super) struct BlockMemo {
+    block: Vec<u8>,
+    semantic: Semantic,
+}
+
+impl BlockMemo {
+    /// Longer blocks are validated every time (a block of the upstreams seen
+    /// so far is under 100 bytes); this bounds what the memo holds.
+    const MAX_KEPT: usize = 256;
+
+    /// [`validate`], or the last result when `block` is the last block.
+    pub(super) fn validate(&mut self, block: &[u8]) -> Result<Semantic, EventStreamError> {
+        // The empty memo stands for the empty block, whose result is the
+        // default `Semantic` it holds.
+        if self.block == block {
+            return Ok(self.semantic);
+        }
+        let semantic = validate(block)?;
+        if block.len() <= Self::MAX_KEPT {
+            self.block.clear();
+            self.block.extend_from_slice(block);
+            self.semantic = semantic;
+        }
+        Ok(semantic)
+    }
+}
+
 /// Where the first occurrence of each header `Frame::message` may need sits in
 /// the headers block (first one wins, as in `Frame::header`). Built only by
 /// [`validate`], so a [`Slot::Text`] always spans UTF-8 within the block.

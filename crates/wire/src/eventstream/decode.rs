@@ -6,14 +6,15 @@
 //! oversize frame is refused before its body arrives), then, once the whole
 //! frame is buffered, the message CRC and the whole headers block (every
 //! length, type code and UTF-8 text, noting where the semantic headers are in
-//! the same pass). Only a frame that passes everything is
+//! the same pass; a block equal to the previous frame's, as a stream's blocks
+//! mostly are, is taken as checked). Only a frame that passes everything is
 //! split off the buffer, and reading its headers later cannot fail. On error
 //! the buffer is left as it was, so calling again returns the same error: a bad
 //! stream cannot make progress.
 
 use bytes::{Buf, BytesMut};
 
-use super::block::validate;
+use super::block::BlockMemo;
 use super::{EventStreamError, Frame, DEFAULT_MAX_FRAME, OVERHEAD, PRELUDE_LEN};
 
 /// Splits a byte stream into verified [`Frame`]s.
@@ -24,6 +25,8 @@ pub struct Decoder {
     /// detects the CPU's CRC instructions on every call (~37 instructions a
     /// frame), a clone only copies.
     fresh_crc: crc32fast::Hasher,
+    /// The previous frame's headers block, checked ([`BlockMemo`]).
+    last_block: BlockMemo,
 }
 
 impl Default for Decoder {
@@ -43,6 +46,7 @@ impl Decoder {
         Decoder {
             max_frame,
             fresh_crc: crc32fast::Hasher::new(),
+            last_block: BlockMemo::default(),
         }
     }
 
@@ -104,7 +108,7 @@ impl Decoder {
             });
         }
         let payload_at = PRELUDE_LEN + headers_len;
-        let semantic = validate(&frame[PRELUDE_LEN..payload_at])?;
+        let semantic = self.last_block.validate(&frame[PRELUDE_LEN..payload_at])?;
 
         // Cut the split-off frame into headers block and payload before
         // freezing: no copy, and one new reference on the shared buffer (the

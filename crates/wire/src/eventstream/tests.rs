@@ -661,6 +661,38 @@ fn message_reads_the_frame_it_was_validated_with() {
     );
 }
 
+#[test]
+fn a_repeated_block_is_checked_and_read_as_its_own() {
+    // Blocks equal to the one before are taken from the memo; a different
+    // block, valid or not, is checked again, and a refused one is never kept.
+    let event = |kind: &str| {
+        let mut raw = BytesMut::new();
+        for (name, value) in [(EVENT_TYPE, kind), (MESSAGE_TYPE, "event")] {
+            Header::string(name, value).write(&mut raw);
+        }
+        raw
+    };
+    let bad: &[u8] = &[1, b'a', 7, 0, 2, 0xc3, 0x28];
+    let mut decoder = Decoder::new();
+    let mut next = |headers: &[u8]| decoder.decode(&mut raw_frame(headers, b"{}"));
+    let kind =
+        |frame: Result<Option<Frame>, EventStreamError>| match frame.unwrap().unwrap().message() {
+            Ok(Message::Event { event_type, .. }) => event_type.to_owned(),
+            other => panic!("{other:?}"),
+        };
+    assert_eq!(kind(next(&event("a"))), "a");
+    assert_eq!(kind(next(&event("a"))), "a");
+    assert_eq!(kind(next(&event("b"))), "b");
+    assert!(matches!(next(bad), Err(EventStreamError::InvalidHeader(_))));
+    assert!(matches!(next(bad), Err(EventStreamError::InvalidHeader(_))));
+    assert_eq!(kind(next(&event("b"))), "b");
+    assert_eq!(
+        next(&[]).unwrap().unwrap().message(),
+        Err(EventStreamError::MissingHeader(MESSAGE_TYPE))
+    );
+    assert_eq!(kind(next(&event("a"))), "a");
+}
+
 mod props {
     use proptest::prelude::*;
 
@@ -721,6 +753,40 @@ mod props {
             prop_assert_eq!(&built, &decoded);
             prop_assert_eq!(built.message(), message_by_scan(&built));
             prop_assert_eq!(decoded.message(), message_by_scan(&decoded));
+        }
+
+        /// One decoder over a stream whose blocks repeat (the memo of the
+        /// last block at work) answers every frame as a fresh decoder does.
+        #[test]
+        fn one_decoder_over_repeated_blocks_agrees_with_fresh_ones(
+            pool in prop::collection::vec(
+                prop_oneof![
+                    3 => prop::collection::vec((name(), value()), 0..4).prop_map(|headers| {
+                        let mut raw = BytesMut::new();
+                        for (n, v) in headers {
+                            Header::new(n, v).write(&mut raw);
+                        }
+                        raw.to_vec()
+                    }),
+                    1 => prop::collection::vec(any::<u8>(), 0..12),
+                ],
+                1..4,
+            ),
+            picks in prop::collection::vec(any::<prop::sample::Index>(), 1..12),
+        ) {
+            let mut decoder = Decoder::new();
+            for pick in picks {
+                let block = pick.get(&pool);
+                let shared = decoder.decode(&mut raw_frame(block, b"{}"));
+                let fresh = Decoder::new().decode(&mut raw_frame(block, b"{}"));
+                match (shared, fresh) {
+                    (Ok(Some(a)), Ok(Some(b))) => {
+                        prop_assert_eq!(&a, &b);
+                        prop_assert_eq!(a.message(), b.message());
+                    }
+                    (a, b) => prop_assert_eq!(format!("{a:?}"), format!("{b:?}")),
+                }
+            }
         }
     }
 }
