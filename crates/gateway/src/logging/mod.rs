@@ -5,8 +5,11 @@
 //! kept for the admins' live log stream ([`stream`]).
 
 pub mod access_note;
+#[cfg(test)]
+mod captured;
 pub mod stream;
 mod text_fields;
+mod text_line;
 
 use serde_json::Value;
 use tracing_subscriber::layer::SubscriberExt as _;
@@ -37,8 +40,14 @@ pub fn init(config: &LogConfig) {
             .finish()
             .with(stream::StreamLayer)
             .try_init(),
+        LogFormat::Text if ansi => builder
+            .fmt_fields(text_fields::TextFields)
+            .finish()
+            .with(stream::StreamLayer)
+            .try_init(),
         LogFormat::Text => builder
             .fmt_fields(text_fields::TextFields)
+            .event_format(text_line::TextLine)
             .finish()
             .with(stream::StreamLayer)
             .try_init(),

@@ -185,34 +185,8 @@ fn escape_control(out: &mut impl fmt::Write, c: char) -> fmt::Result {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::{Arc, Mutex};
-
-    use tracing_subscriber::fmt::MakeWriter;
-
     use super::*;
-
-    #[derive(Clone, Default)]
-    struct Captured(Arc<Mutex<Vec<u8>>>);
-
-    impl std::io::Write for Captured {
-        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-            self.0
-                .lock()
-                .map_err(|_| std::io::Error::other("poisoned"))?
-                .extend_from_slice(buf);
-            Ok(buf.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    impl<'a> MakeWriter<'a> for Captured {
-        type Writer = Captured;
-        fn make_writer(&'a self) -> Self::Writer {
-            self.clone()
-        }
-    }
+    use crate::logging::captured::Captured;
 
     /// The line `emit` logs, through a text subscriber with [`TextFields`].
     fn line(emit: impl FnOnce()) -> String {
@@ -226,10 +200,7 @@ mod tests {
             .fmt_fields(TextFields)
             .finish();
         tracing::subscriber::with_default(subscriber, emit);
-        let bytes = out.0.lock().map(|b| b.clone()).unwrap_or_default();
-        String::from_utf8_lossy(&bytes)
-            .trim_end_matches('\n')
-            .to_owned()
+        out.text().trim_end_matches('\n').to_owned()
     }
 
     #[test]

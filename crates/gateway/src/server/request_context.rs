@@ -71,7 +71,7 @@ pub(crate) async fn request_context(
         .and_then(|v| v.to_str().ok())
         .filter(|v| is_sane_request_id(v))
         .map(Arc::from)
-        .unwrap_or_else(|| Arc::from(crate::ids::fast_uuid().to_string()));
+        .unwrap_or_else(|| Arc::from(crate::ids::fast_uuid_text(&mut [0; 36])));
     request.extensions_mut().insert(RequestId(id.clone()));
 
     let method = request.method().clone();

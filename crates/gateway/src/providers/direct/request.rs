@@ -406,7 +406,7 @@ fn assistant_headers(h: &mut HeaderMap, extras: &CallExtras) {
             HeaderValue::from_static(value),
         );
     }
-    if let Ok(id) = HeaderValue::from_str(&crate::ids::fast_uuid().to_string()) {
+    if let Ok(id) = HeaderValue::from_str(crate::ids::fast_uuid_text(&mut [0; 36])) {
         h.insert("x-request-id", id);
     }
     if extras.vision {

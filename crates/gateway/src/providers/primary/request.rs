@@ -111,7 +111,8 @@ pub fn encode_request(
     model: &ResolvedModel,
     opts: CallOptions,
 ) -> Result<Bytes, GatewayError> {
-    let mut options = RequestOptions::new(crate::ids::fast_uuid().to_string(), model.id.clone());
+    let mut options =
+        RequestOptions::new(crate::ids::fast_uuid_text(&mut [0; 36]), model.id.clone());
     options.profile_arn = auth.profile_arn();
     options.fake_reasoning = opts.fake_reasoning;
     options.truncation_recovery = opts.truncation_recovery;
