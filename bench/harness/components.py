@@ -203,6 +203,11 @@ def classify(symbol, source=""):
     or when no rule knows that type (`<&T as core::fmt::Display>::fmt`),
     the trait it implements; a C function without a known prefix by its
     source file."""
+    # Built as one optimisation unit (fat LTO), quanta's calibration is
+    # inlined into the lazy initialiser of its clock: a `once_cell` closure
+    # whose code is quanta's.
+    if symbol.startswith("once_cell::imp::OnceCell") and "/quanta-" in source:
+        return CALIBRATION
     for pattern, component in COMPILED_SOURCES:
         if pattern.match(source):
             return component
