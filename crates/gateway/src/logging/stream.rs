@@ -175,15 +175,15 @@ impl FieldsVisitor {
         // Field names are identifiers, which need no escaping: written
         // as they are (the escaper's scan was about 175 instructions a
         // name, six names an access line).
+        self.json.push(b',');
         if name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
-            self.json.extend_from_slice(b",\"");
+            self.json.push(b'"');
             self.json.extend_from_slice(name.as_bytes());
-            self.json.extend_from_slice(b"\":");
+            self.json.push(b'"');
         } else {
-            self.json.push(b',');
             wire::json::write_str(&mut self.json, name);
-            self.json.push(b':');
         }
+        self.json.push(b':');
         true
     }
 

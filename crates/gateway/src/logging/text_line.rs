@@ -104,12 +104,8 @@ fn write_timestamp(out: &mut impl fmt::Write, at: SystemTime) -> fmt::Result {
         text = fresh;
         LAST_SECOND.set((second, text));
     }
-    let mut micros = since_epoch.subsec_micros();
     let mut tail = *b".000000Z";
-    for digit in tail[1..7].iter_mut().rev() {
-        *digit = b'0' + (micros % 10) as u8;
-        micros /= 10;
-    }
+    put_digits(&mut tail[1..7], since_epoch.subsec_micros());
     // Both are ASCII digits and separators, written above.
     out.write_str(std::str::from_utf8(&text).map_err(|_| fmt::Error)?)?;
     out.write_str(std::str::from_utf8(&tail).map_err(|_| fmt::Error)?)
@@ -121,19 +117,22 @@ fn second_text(second: u64) -> Option<SecondText> {
     let at = time::OffsetDateTime::from_unix_timestamp(i64::try_from(second).ok()?).ok()?;
     let year = u32::try_from(at.year()).ok().filter(|y| *y <= 9999)?;
     let mut text = *b"0000-00-00T00:00:00";
-    let mut put = |from: usize, width: usize, mut value: u32| {
-        for digit in text[from..from + width].iter_mut().rev() {
-            *digit = b'0' + (value % 10) as u8;
-            value /= 10;
-        }
-    };
-    put(0, 4, year);
-    put(5, 2, u32::from(u8::from(at.month())));
-    put(8, 2, u32::from(at.day()));
-    put(11, 2, u32::from(at.hour()));
-    put(14, 2, u32::from(at.minute()));
-    put(17, 2, u32::from(at.second()));
+    put_digits(&mut text[0..4], year);
+    put_digits(&mut text[5..7], u32::from(u8::from(at.month())));
+    put_digits(&mut text[8..10], u32::from(at.day()));
+    put_digits(&mut text[11..13], u32::from(at.hour()));
+    put_digits(&mut text[14..16], u32::from(at.minute()));
+    put_digits(&mut text[17..19], u32::from(at.second()));
     Some(text)
+}
+
+/// `value` in decimal, right-aligned and zero-padded to the width of `out`
+/// (higher digits that do not fit are dropped; callers pass values that fit).
+fn put_digits(out: &mut [u8], mut value: u32) {
+    for digit in out.iter_mut().rev() {
+        *digit = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
 }
 
 #[cfg(test)]
