@@ -2,8 +2,9 @@
 //! network-sized chunks, with the AWS SDK's event-stream decoder alongside
 //! for comparison, and one whole 22-frame `primary` answer decoded with
 //! `message()` on every frame; the SSE parser in both of its modes (events,
-//! and raw blocks with their events); and `json::RawObject`'s parse, rewrite
-//! and write of a request body.
+//! and raw blocks with their events); `json::RawObject`'s parse, rewrite
+//! and write of a request body; and the JSON string escaper on the
+//! `primary` request's prompt (`bench/bodies/primary.json`).
 //!
 //! Run: `cargo bench -p wire --bench codecs -- --warm-up-time 1 --measurement-time 3`
 
@@ -18,7 +19,7 @@ use aws_smithy_eventstream::frame::{DecodedFrame, MessageFrameDecoder};
 use bytes::BytesMut;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use wire::eventstream::{encode_event, Decoder, Message};
-use wire::json::RawObject;
+use wire::json::{serialize_str, write_str, RawObject};
 use wire::sse::{write_data, SseParser};
 
 const FRAMES: usize = 2000;
@@ -342,5 +343,49 @@ fn raw_object(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, eventstream, sse, raw_object);
+/// The prompt the gateway sends `primary` for a one-message chat (its
+/// fake-reasoning preamble: 1.5 KB, 16 bytes to escape).
+fn prompt() -> String {
+    let body = include_str!("../../../bench/bodies/primary.json");
+    let value: serde_json::Value = serde_json::from_str(body).unwrap();
+    value["conversationState"]["currentMessage"]["userInputMessage"]["content"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+fn json_escape(c: &mut Criterion) {
+    #[derive(serde::Serialize)]
+    struct Field<'a> {
+        #[serde(serialize_with = "serialize_str")]
+        text: &'a str,
+    }
+    let prompt = prompt();
+    let mut group = c.benchmark_group("json_escape");
+    group.throughput(Throughput::Bytes(prompt.len() as u64));
+    let mut out = Vec::with_capacity(4 * prompt.len());
+    group.bench_function("write_str", |b| {
+        b.iter(|| {
+            out.clear();
+            write_str(&mut out, black_box(&prompt));
+            black_box(out.len())
+        })
+    });
+    group.bench_function("serialize_str", |b| {
+        b.iter(|| {
+            out.clear();
+            serde_json::to_writer(
+                &mut out,
+                &Field {
+                    text: black_box(&prompt),
+                },
+            )
+            .unwrap();
+            black_box(out.len())
+        })
+    });
+    group.finish();
+}
+
+criterion_group!(benches, eventstream, sse, raw_object, json_escape);
 criterion_main!(benches);

@@ -2,21 +2,22 @@
 //!
 //! `serde_json` escapes a string one byte at a time; text-heavy bodies (the
 //! `primary` request's prompt, every streamed delta) spend most of their
-//! serialization there. [`write_str`] skips clean 8-byte words at once (SWAR)
-//! and escapes exactly as `serde_json` does: `\"`, `\\`, `\b`, `\f`, `\n`,
-//! `\r`, `\t`, other control bytes as `\u00xx`, everything else (non-ASCII
-//! included) as is. [`serialize_str`] brings the same scan to serde-derived
-//! types through `#[serde(serialize_with)]`; [`write_uint`] appends numbers.
+//! serialization there. [`write_str`] looks at 16 bytes at once (SSE2 on
+//! x86-64, 8-byte words elsewhere), copies the clean runs whole, and escapes
+//! exactly as `serde_json` does: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
+//! other control bytes as `\u00xx`, everything else (non-ASCII included) as
+//! is. [`serialize_str`] brings the same scan to serde-derived types through
+//! `#[serde(serialize_with)]`; [`write_uint`] appends numbers.
 
 use bytes::BufMut;
 use serde::Serializer;
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
 /// Strings shorter than this go through `serde_json` itself in
 /// [`serialize_str`]: the raw-value detour only pays for longer text.
 const RAW_MIN_LEN: usize = 128;
+
+/// Bytes looked at in one step of the scan.
+const BLOCK: usize = 16;
 
 /// Appends an unsigned integer in decimal (`itoa`, as `serde_json` writes it).
 pub fn write_uint<B: BufMut>(out: &mut B, n: impl itoa::Integer) {
@@ -25,60 +26,145 @@ pub fn write_uint<B: BufMut>(out: &mut B, n: impl itoa::Integer) {
 
 /// Appends `s` as a JSON string literal, quotes included.
 pub fn write_str<B: BufMut>(out: &mut B, s: &str) {
+    let mut out = Buf(out);
+    out.put("\"");
+    escape_into(&mut out, s);
+    out.put("\"");
+}
+
+/// Where [`escape_into`] writes: runs of the input and escapes, all whole
+/// `str`s, so a `String` can take them without a UTF-8 check.
+trait Sink {
+    fn put(&mut self, text: &str);
+}
+
+struct Buf<'a, B>(&'a mut B);
+
+impl<B: BufMut> Sink for Buf<'_, B> {
+    fn put(&mut self, text: &str) {
+        self.0.put_slice(text.as_bytes());
+    }
+}
+
+impl Sink for String {
+    fn put(&mut self, text: &str) {
+        self.push_str(text);
+    }
+}
+
+/// Writes the inside of `s`'s literal: clean runs as they are, each byte
+/// that needs it escaped. Every byte that needs escaping is ASCII, so the
+/// runs between them are whole `str`s.
+fn escape_into<S: Sink>(out: &mut S, s: &str) {
     let bytes = s.as_bytes();
-    out.put_u8(b'"');
-    // `start..` is the run not yet copied; clean 8-byte words only extend it,
-    // a word with flags is walked flag by flag.
+    // `start..` is the run not yet written.
     let mut start = 0;
     let mut offset = 0;
-    let mut chunks = bytes.chunks_exact(8);
-    for chunk in &mut chunks {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let mut flags = escape_flags(u64::from_le_bytes(word));
-        while flags != 0 {
-            // Borrows in the flag arithmetic only spill into bytes above a
-            // true hit, so the lowest flag (little-endian: the first byte) is
-            // exact; the byte is checked again before escaping.
-            let at = offset + (flags.trailing_zeros() / 8) as usize;
-            flags &= flags - 1;
-            let b = bytes.get(at).copied().unwrap_or_default();
-            if needs_escape(b) {
-                out.put_slice(bytes.get(start..at).unwrap_or_default());
-                write_escape(out, b);
-                start = at + 1;
-            }
+    let mut blocks = bytes.chunks_exact(BLOCK);
+    for block in &mut blocks {
+        let mut block16 = [0u8; BLOCK];
+        block16.copy_from_slice(block);
+        let mut candidates = escape_candidates(&block16);
+        while candidates != 0 {
+            let at = offset + candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            start = escape_at(out, s, start, at);
         }
-        offset += 8;
+        offset += BLOCK;
     }
-    for (k, &b) in chunks.remainder().iter().enumerate() {
-        if needs_escape(b) {
-            let at = offset + k;
-            out.put_slice(bytes.get(start..at).unwrap_or_default());
-            write_escape(out, b);
-            start = at + 1;
+    for k in 0..blocks.remainder().len() {
+        start = escape_at(out, s, start, offset + k);
+    }
+    out.put(s.get(start..).unwrap_or_default());
+}
+
+/// If the byte at `at` needs escaping: writes the run `start..at` and the
+/// escape, and returns where the next run starts; else returns `start`.
+fn escape_at<S: Sink>(out: &mut S, s: &str, start: usize, at: usize) -> usize {
+    match s.as_bytes().get(at).copied().and_then(escape_of) {
+        Some(escape) => {
+            out.put(s.get(start..at).unwrap_or_default());
+            out.put(escape);
+            at + 1
         }
+        None => start,
     }
-    out.put_slice(bytes.get(start..).unwrap_or_default());
-    out.put_u8(b'"');
+}
+
+/// Bit `i` set when byte `i` of `block` may need escaping (`"`, `\\` or
+/// below 0x20), from two 8-byte words at a time (SWAR): every byte that
+/// needs it is flagged, and possibly bytes above one in the same word
+/// (borrows of the arithmetic only spill upwards), so each flag is checked
+/// again by [`escape_at`]. A clean block, the common case, costs about 30
+/// instructions.
+fn escape_candidates(block: &[u8; BLOCK]) -> u32 {
+    let (low, high) = halves(block);
+    let (low, high) = (word_flags(low), word_flags(high));
+    if low | high == 0 {
+        return 0;
+    }
+    gather(low >> 7) | (gather(high >> 7) << 8)
+}
+
+/// The high bit of each byte of `x` that is `"`, `\\` or below 0x20 (and
+/// possibly of bytes above such a byte).
+fn word_flags(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let control = x.wrapping_sub(ONES * 0x20) & !x;
+    let quote = x ^ (ONES * u64::from(b'"'));
+    let backslash = x ^ (ONES * u64::from(b'\\'));
+    let quote = quote.wrapping_sub(ONES) & !quote;
+    let backslash = backslash.wrapping_sub(ONES) & !backslash;
+    (control | quote | backslash) & HIGHS
+}
+
+/// Bit 0 of each byte of `word` (the others clear) gathered into the low 8
+/// bits, byte `i` to bit `i`: the product puts bit `8i` at bit `56 + i`, and
+/// every other partial product lands below bit 56 on a bit of its own (no
+/// carries).
+fn gather(word: u64) -> u32 {
+    (word.wrapping_mul(0x0102_0408_1020_4080) >> 56) as u32
+}
+
+/// A block as two little-endian words, first bytes in `low`.
+fn halves(block: &[u8; BLOCK]) -> (u64, u64) {
+    let mut low = [0u8; 8];
+    let mut high = [0u8; 8];
+    low.copy_from_slice(&block[..8]);
+    high.copy_from_slice(&block[8..]);
+    (u64::from_le_bytes(low), u64::from_le_bytes(high))
+}
+
+/// How `serde_json` writes byte `b` inside a string literal, when not as is.
+fn escape_of(b: u8) -> Option<&'static str> {
+    /// `\u00xx` for every control byte, with the short forms where JSON has one.
+    const CONTROL: [&str; 0x20] = [
+        "\\u0000", "\\u0001", "\\u0002", "\\u0003", "\\u0004", "\\u0005", "\\u0006", "\\u0007",
+        "\\b", "\\t", "\\n", "\\u000b", "\\f", "\\r", "\\u000e", "\\u000f", "\\u0010", "\\u0011",
+        "\\u0012", "\\u0013", "\\u0014", "\\u0015", "\\u0016", "\\u0017", "\\u0018", "\\u0019",
+        "\\u001a", "\\u001b", "\\u001c", "\\u001d", "\\u001e", "\\u001f",
+    ];
+    match b {
+        b'"' => Some("\\\""),
+        b'\\' => Some("\\\\"),
+        _ => CONTROL.get(usize::from(b)).copied(),
+    }
 }
 
 /// `#[serde(serialize_with = "wire::json::serialize_str")]` for fields that
-/// may hold long text: the literal is escaped by [`write_str`] and handed to
-/// `serde_json`'s serializer to be written as it is ([`RawJson`]). Short
-/// strings get the plain `serialize_str`.
+/// may hold long text: the literal is escaped by the scan of [`write_str`]
+/// and handed to `serde_json`'s serializer to be written as it is
+/// ([`RawJson`]). Short strings get the plain `serialize_str`.
 pub fn serialize_str<S: Serializer>(value: &str, serializer: S) -> Result<S::Ok, S::Error> {
     if value.len() < RAW_MIN_LEN {
         return serializer.serialize_str(value);
     }
-    let mut literal = Vec::with_capacity(value.len() + value.len() / 16 + 2);
-    write_str(&mut literal, value);
-    // Escaping keeps UTF-8 intact, so this check passes; falling back
-    // costs nothing but speed.
-    match std::str::from_utf8(&literal) {
-        Ok(literal) => serde::Serialize::serialize(&RawJson(literal), serializer),
-        Err(_) => serializer.serialize_str(value),
-    }
+    let mut literal = String::with_capacity(value.len() + value.len() / 16 + 2);
+    literal.push('"');
+    escape_into(&mut literal, value);
+    literal.push('"');
+    serde::Serialize::serialize(&RawJson(&literal), serializer)
 }
 
 /// JSON text that `serde_json`'s serializers write as it is: what
@@ -118,39 +204,6 @@ pub fn serialize_opt_str<S: Serializer>(
     match value {
         Some(text) => serializer.serialize_some(&Fast(text)),
         None => serializer.serialize_none(),
-    }
-}
-
-/// High bit set in each byte of `x` that is `"`, `\` or below 0x20 (and
-/// possibly in bytes above such a byte: see [`write_str`]).
-fn escape_flags(x: u64) -> u64 {
-    let control = x.wrapping_sub(ONES * 0x20) & !x;
-    let quote = x ^ (ONES * u64::from(b'"'));
-    let backslash = x ^ (ONES * u64::from(b'\\'));
-    let quote = quote.wrapping_sub(ONES) & !quote;
-    let backslash = backslash.wrapping_sub(ONES) & !backslash;
-    (control | quote | backslash) & HIGHS
-}
-
-fn needs_escape(b: u8) -> bool {
-    b < 0x20 || b == b'"' || b == b'\\'
-}
-
-fn write_escape<B: BufMut>(out: &mut B, b: u8) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    match b {
-        b'"' => out.put_slice(b"\\\""),
-        b'\\' => out.put_slice(b"\\\\"),
-        b'\n' => out.put_slice(b"\\n"),
-        b'\r' => out.put_slice(b"\\r"),
-        b'\t' => out.put_slice(b"\\t"),
-        0x08 => out.put_slice(b"\\b"),
-        0x0c => out.put_slice(b"\\f"),
-        _ => {
-            out.put_slice(b"\\u00");
-            out.put_u8(HEX[usize::from(b >> 4)]);
-            out.put_u8(HEX[usize::from(b & 0x0f)]);
-        }
     }
 }
 
@@ -233,9 +286,9 @@ mod tests {
 
     #[test]
     fn finds_escapes_at_every_offset_of_a_word() {
-        for at in 0..24 {
+        for at in 0..40 {
             for special in ['"', '\\', '\n', '\u{1}'] {
-                let mut s = "a".repeat(24);
+                let mut s = "a".repeat(40);
                 s.replace_range(at..=at, &special.to_string());
                 assert_eq!(literal(&s), serde_json::to_string(&s).unwrap());
             }
@@ -257,7 +310,26 @@ mod tests {
         }
     }
 
+    /// The bytes of `block` that need escaping, one bit each.
+    fn exact(block: &[u8; BLOCK]) -> u32 {
+        (0..BLOCK)
+            .filter(|&i| escape_of(block[i]).is_some())
+            .fold(0, |mask, i| mask | 1 << i)
+    }
+
     proptest! {
+        #[test]
+        fn candidates_cover_every_byte_to_escape(
+            block in prop::array::uniform16(prop_oneof![
+                any::<u8>(),
+                Just(b'"'), Just(b'\\'), Just(0x1f), Just(0x20), Just(0), Just(0x80), Just(0xff),
+            ])
+        ) {
+            let wanted = exact(&block);
+            // May flag more, never less.
+            prop_assert_eq!(escape_candidates(&block) & wanted, wanted);
+        }
+
         #[test]
         fn any_string_escapes_like_serde_json(s in any::<String>()) {
             prop_assert_eq!(literal(&s), serde_json::to_string(&s).unwrap());
