@@ -49,7 +49,7 @@ pub fn count_text(text: &str) -> u32 {
     while let Some(&first) = rest.first() {
         let (len, cost) = match class_of(first) {
             Class::Letter => {
-                let len = run_of(rest, Class::Letter);
+                let len = letter_run(rest);
                 (len, 10 * word_tokens(len))
             }
             Class::Digit => {
@@ -153,6 +153,35 @@ fn run_of(bytes: &[u8], class: Class) -> usize {
         .iter()
         .position(|&b| class_of(b) != class)
         .unwrap_or(bytes.len())
+}
+
+/// [`run_of`] for [`Class::Letter`], the commonest run, eight bytes a step:
+/// the high bit of each byte of a word is set where the byte is an ASCII
+/// letter (a byte below 0x80 that, with bit 5 set, lies in `a..=z`), and the
+/// run ends at the first byte without it.
+fn letter_run(bytes: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const LOWS: u64 = 0x7f7f_7f7f_7f7f_7f7f;
+    let mut len = 0;
+    let mut words = bytes.chunks_exact(8);
+    for chunk in &mut words {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        // Bytes of 0x80 and above are never letters: their high bit is
+        // cleared from the sums (no carry crosses a byte, every byte of
+        // `folded` is below 0x80) and from the result.
+        let folded = (x | (ONES * 0x20)) & LOWS;
+        let at_least_a = folded + ONES * (0x80 - u64::from(b'a'));
+        let above_z = folded + ONES * (0x80 - u64::from(b'z') - 1);
+        let letters = at_least_a & !above_z & !x & !LOWS;
+        let others = !letters & !LOWS;
+        if others != 0 {
+            return len + others.trailing_zeros() as usize / 8;
+        }
+        len += 8;
+    }
+    len + run_of(words.remainder(), Class::Letter)
 }
 
 /// Length and cost in tenths of the whitespace run `bytes` starts with.

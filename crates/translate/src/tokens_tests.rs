@@ -175,7 +175,31 @@ fn mixed_text() -> impl Strategy<Value = String> {
     prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
 }
 
+#[test]
+fn letter_runs_end_at_the_first_other_byte_at_every_offset() {
+    for len in 0..24 {
+        for end in (0..=255u8).filter(|&b| !b.is_ascii_alphabetic()) {
+            let mut bytes: Vec<u8> = (0..len).map(|i| b"aZmQz"[i % 5]).collect();
+            bytes.push(end);
+            bytes.extend_from_slice(b"letters after");
+            assert_eq!(letter_run(&bytes), len, "{len} letters, then {end:#x}");
+        }
+        let letters: Vec<u8> = (0..len).map(|i| b"AbYz"[i % 4]).collect();
+        assert_eq!(letter_run(&letters), len);
+    }
+}
+
 proptest! {
+    #[test]
+    fn letter_runs_end_where_the_byte_loop_ends(
+        bytes in prop::collection::vec(prop_oneof![
+            any::<u8>(), Just(b'a'), Just(b'z'), Just(b'A'), Just(b'Z'), Just(b'@'),
+            Just(b'['), Just(b'`'), Just(b'{'), Just(0xc1), Just(0xe1), Just(0xfa),
+        ], 0..40)
+    ) {
+        prop_assert_eq!(letter_run(&bytes), run_of(&bytes, Class::Letter));
+    }
+
     #[test]
     fn table_agrees_with_the_reference(text in mixed_text()) {
         prop_assert_eq!(count_text(&text), count_text_reference(&text));
