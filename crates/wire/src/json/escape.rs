@@ -2,8 +2,8 @@
 //!
 //! `serde_json` escapes a string one byte at a time; text-heavy bodies (the
 //! `primary` request's prompt, every streamed delta) spend most of their
-//! serialization there. [`write_str`] looks at 16 bytes at once (SSE2 on
-//! x86-64, 8-byte words elsewhere), copies the clean runs whole, and escapes
+//! serialization there. [`write_str`] looks at 16 bytes at once (as two
+//! 8-byte words, SWAR), copies the clean runs whole, and escapes
 //! exactly as `serde_json` does: `\"`, `\\`, `\b`, `\f`, `\n`, `\r`, `\t`,
 //! other control bytes as `\u00xx`, everything else (non-ASCII included) as
 //! is. [`serialize_str`] brings the same scan to serde-derived types through
@@ -62,9 +62,9 @@ fn escape_into<S: Sink>(out: &mut S, s: &str) {
     let mut offset = 0;
     let mut blocks = bytes.chunks_exact(BLOCK);
     for block in &mut blocks {
-        let mut block16 = [0u8; BLOCK];
-        block16.copy_from_slice(block);
-        let mut candidates = escape_candidates(&block16);
+        let mut bytes_of_block = [0u8; BLOCK];
+        bytes_of_block.copy_from_slice(block);
+        let mut candidates = escape_candidates(&bytes_of_block);
         while candidates != 0 {
             let at = offset + candidates.trailing_zeros() as usize;
             candidates &= candidates - 1;
