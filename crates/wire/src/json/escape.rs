@@ -26,13 +26,10 @@ pub fn write_uint<B: BufMut>(out: &mut B, n: impl itoa::Integer) {
 
 /// Appends `s` as a JSON string literal, quotes included.
 pub fn write_str<B: BufMut>(out: &mut B, s: &str) {
-    let mut out = Buf(out);
-    out.put("\"");
-    escape_into(&mut out, s);
-    out.put("\"");
+    write_literal(&mut Buf(out), s);
 }
 
-/// Where [`escape_into`] writes: runs of the input and escapes, all whole
+/// Where [`write_literal`] writes: runs of the input and escapes, all whole
 /// `str`s, so a `String` can take them without a UTF-8 check.
 trait Sink {
     fn put(&mut self, text: &str);
@@ -52,10 +49,11 @@ impl Sink for String {
     }
 }
 
-/// Writes the inside of `s`'s literal: clean runs as they are, each byte
-/// that needs it escaped. Every byte that needs escaping is ASCII, so the
-/// runs between them are whole `str`s.
-fn escape_into<S: Sink>(out: &mut S, s: &str) {
+/// Writes `s` as a JSON string literal, quotes included: clean runs as they
+/// are, each byte that needs it escaped. Every byte that needs escaping is
+/// ASCII, so the runs between them are whole `str`s.
+fn write_literal<S: Sink>(out: &mut S, s: &str) {
+    out.put("\"");
     let bytes = s.as_bytes();
     // `start..` is the run not yet written.
     let mut start = 0;
@@ -76,6 +74,7 @@ fn escape_into<S: Sink>(out: &mut S, s: &str) {
         start = escape_at(out, s, start, offset + k);
     }
     out.put(s.get(start..).unwrap_or_default());
+    out.put("\"");
 }
 
 /// If the byte at `at` needs escaping: writes the run `start..at` and the
@@ -161,9 +160,7 @@ pub fn serialize_str<S: Serializer>(value: &str, serializer: S) -> Result<S::Ok,
         return serializer.serialize_str(value);
     }
     let mut literal = String::with_capacity(value.len() + value.len() / 16 + 2);
-    literal.push('"');
-    escape_into(&mut literal, value);
-    literal.push('"');
+    write_literal(&mut literal, value);
     serde::Serialize::serialize(&RawJson(&literal), serializer)
 }
 
