@@ -8,6 +8,7 @@ pub mod access_note;
 #[cfg(test)]
 mod captured;
 pub mod stream;
+mod tenths;
 mod text_fields;
 mod text_line;
 

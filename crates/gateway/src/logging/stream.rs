@@ -259,16 +259,25 @@ impl Visit for FieldsVisitor {
 
     fn record_i64(&mut self, field: &Field, value: i64) {
         if self.name(field) {
-            self.json.extend_from_slice(value.to_string().as_bytes());
+            self.json
+                .extend_from_slice(itoa::Buffer::new().format(value).as_bytes());
         }
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
-        if self.name(field) {
-            match serde_json::Number::from_f64(value) {
-                Some(n) => self.json.extend_from_slice(n.to_string().as_bytes()),
-                None => self.json.extend_from_slice(b"null"),
-            }
+        if !self.name(field) {
+            return;
+        }
+        if let Some((whole, tenth)) = super::tenths::as_tenths(value) {
+            let json = &mut self.json;
+            super::tenths::write(whole, tenth, &mut |part| {
+                json.extend_from_slice(part.as_bytes());
+            });
+            return;
+        }
+        // serde_json's number, written in place (`null` when not finite).
+        if serde_json::to_writer(&mut self.json, &value).is_err() {
+            self.json.extend_from_slice(b"null");
         }
     }
 }

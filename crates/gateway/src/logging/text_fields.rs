@@ -99,7 +99,19 @@ impl Visit for FieldWriter<'_> {
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
-        self.plain(field, format_args!("{value:?}"));
+        match super::tenths::as_tenths(value) {
+            Some((whole, tenth)) => {
+                if self.start(field) {
+                    let out = &mut self.out.0;
+                    let mut result = Ok(());
+                    super::tenths::write(whole, tenth, &mut |part| {
+                        result = result.and_then(|()| out.write_str(part));
+                    });
+                    self.result = result;
+                }
+            }
+            None => self.plain(field, format_args!("{value:?}")),
+        }
     }
 
     fn record_error(&mut self, field: &Field, value: &(dyn std::error::Error + 'static)) {
@@ -120,17 +132,16 @@ struct Clean<W>(W);
 
 impl<W: fmt::Write> Clean<W> {
     /// Inside a quoted value: also `"` and `\` are escaped, as `Debug` does.
-    /// The scan is by byte (a search by `char` decoded and classified every
-    /// character: about 20 instructions each, 700 for a UUID): the bytes
-    /// that can start something to escape are the C0 controls, DEL, `"`,
-    /// `\` and 0xC2 (the lead byte of the C1 controls, U+0080..U+009F).
+    /// The bytes that can start something to escape are found by
+    /// [`first_special`]; each is then looked at as the character it starts.
     fn write_quoted(&mut self, s: &str) -> fmt::Result {
         let mut written = 0;
         let mut from = 0;
-        while let Some(found) = s.as_bytes().get(from..).and_then(|rest| {
-            rest.iter()
-                .position(|&b| b < 0x20 || b == 0x7f || b == 0xc2 || b == b'"' || b == b'\\')
-        }) {
+        while let Some(found) = s
+            .as_bytes()
+            .get(from..)
+            .and_then(|rest| first_special(rest, true))
+        {
             let at = from + found;
             // `at` is an ASCII byte or a lead byte: a char boundary.
             let c = s
@@ -160,7 +171,7 @@ impl<W: fmt::Write> fmt::Write for Clean<W> {
         // The usual case: nothing to escape, one copy.
         // C0 controls and DEL are single bytes; C1 controls (U+0080..U+009F)
         // start with the byte 0xC2.
-        if !s.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) {
+        if first_special(s.as_bytes(), false).is_none() {
             return self.0.write_str(s);
         }
         for c in s.chars() {
@@ -172,6 +183,50 @@ impl<W: fmt::Write> fmt::Write for Clean<W> {
         }
         Ok(())
     }
+}
+
+/// Whether `b` can start something to escape: a C0 control or DEL (single
+/// bytes), 0xC2 (the lead byte of the C1 controls, U+0080..U+009F) and, in
+/// a quoted value, `"` and `\`.
+fn special(b: u8, quoted: bool) -> bool {
+    b < 0x20 || b == 0x7f || b == 0xc2 || (quoted && (b == b'"' || b == b'\\'))
+}
+
+/// The index of the first [`special`] byte of `bytes`, eight bytes a step
+/// (SWAR): a value is mostly clean (a UUID, a model name), and a byte at a
+/// time cost about 12 instructions a byte.
+///
+/// In each word, the test of a kind of byte sets the high bit of every byte
+/// of that kind, and possibly of bytes above one (a borrow only travels
+/// upwards), so the lowest flag of the word is always a true one.
+fn first_special(bytes: &[u8], quoted: bool) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = ONES * 0x80;
+    let zero_bytes = |x: u64| x.wrapping_sub(ONES) & !x;
+    let mut words = bytes.chunks_exact(8);
+    let mut offset = 0;
+    for chunk in &mut words {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let x = u64::from_le_bytes(word);
+        let mut flags = (x.wrapping_sub(ONES * 0x20) & !x)
+            | zero_bytes(x ^ (ONES * 0x7f))
+            | zero_bytes(x ^ (ONES * 0xc2));
+        if quoted {
+            flags |= zero_bytes(x ^ (ONES * u64::from(b'"')))
+                | zero_bytes(x ^ (ONES * u64::from(b'\\')));
+        }
+        let flags = flags & HIGHS;
+        if flags != 0 {
+            return Some(offset + (flags.trailing_zeros() / 8) as usize);
+        }
+        offset += 8;
+    }
+    words
+        .remainder()
+        .iter()
+        .position(|&b| special(b, quoted))
+        .map(|k| offset + k)
 }
 
 fn escape_control(out: &mut impl fmt::Write, c: char) -> fmt::Result {
@@ -251,6 +306,37 @@ mod tests {
         // is another two-byte letter: both are text.
         let got = line(|| tracing::info!(v = "\u{a9}a\u{85}b\u{9b}c\u{e9}\"\u{1f600}", "m"));
         assert_eq!(got, "m v=\"\u{a9}a\\u{85}b\\u{9b}c\u{e9}\\\"\u{1f600}\"");
+    }
+
+    #[test]
+    fn the_word_scan_finds_the_first_special_byte_at_every_offset() {
+        let specials = [0x00, 0x1f, 0x7f, 0xc2, b'"', b'\\'];
+        let plain = [b'a', b'-', b'0', 0x20, 0x7e, 0x80, 0xc3, 0xff];
+        for len in 0..20 {
+            for at in 0..len {
+                for &b in &specials {
+                    let mut bytes = vec![b'x'; len];
+                    bytes[at] = b;
+                    for quoted in [false, true] {
+                        let want = bytes.iter().position(|&c| special(c, quoted));
+                        assert_eq!(first_special(&bytes, quoted), want, "{bytes:?} {quoted}");
+                    }
+                }
+            }
+            let clean: Vec<u8> = (0..len).map(|i| plain[i % plain.len()]).collect();
+            assert_eq!(first_special(&clean, true), None, "{clean:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn the_word_scan_agrees_with_the_byte_test(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..40),
+            quoted: bool,
+        ) {
+            let want = bytes.iter().position(|&c| special(c, quoted));
+            proptest::prop_assert_eq!(first_special(&bytes, quoted), want);
+        }
     }
 
     #[test]
