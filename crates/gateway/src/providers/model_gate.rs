@@ -44,10 +44,15 @@ impl EntryView {
     }
 }
 
+/// A map of the view, hashed with `foldhash`: full deployment looks every
+/// chat request's model up here, and std's SipHash of the provider and the
+/// model name cost about 150 instructions a request.
+type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
+
 /// The entries of every provider, by provider then model id.
 #[derive(Debug, Default)]
 struct View {
-    by_provider: HashMap<ProviderId, HashMap<String, EntryView>>,
+    by_provider: FastMap<ProviderId, FastMap<String, EntryView>>,
 }
 
 /// The live view of the model registry.
@@ -73,7 +78,7 @@ impl ModelGate {
 
     /// Swap in a view of `entries`.
     pub fn replace(&self, entries: &[ModelEntry]) {
-        let mut by_provider: HashMap<ProviderId, HashMap<String, EntryView>> = HashMap::new();
+        let mut by_provider: FastMap<ProviderId, FastMap<String, EntryView>> = FastMap::default();
         let mut prices = PriceTable::new();
         for e in entries {
             prices

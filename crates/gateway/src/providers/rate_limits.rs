@@ -62,16 +62,21 @@ impl Seen {
     }
 }
 
+/// A map by account, hashed with `foldhash`: every answer of a user's own
+/// account is noted here, and std's SipHash cost about 170 instructions a
+/// note.
+type AccountMap<V> = HashMap<ProviderAccountId, V, foldhash::fast::RandomState>;
+
 /// The accounts' rate-limit observations.
 #[derive(Debug, Default)]
 pub struct RateLimits {
-    seen: Mutex<HashMap<ProviderAccountId, Seen>>,
+    seen: Mutex<AccountMap<Seen>>,
     /// Last answers not written to the store yet (unix seconds).
-    used: Mutex<HashMap<ProviderAccountId, i64>>,
+    used: Mutex<AccountMap<i64>>,
 }
 
 impl RateLimits {
-    fn with<R>(&self, f: impl FnOnce(&mut HashMap<ProviderAccountId, Seen>) -> R) -> R {
+    fn with<R>(&self, f: impl FnOnce(&mut AccountMap<Seen>) -> R) -> R {
         let mut seen = self.seen.lock().unwrap_or_else(|p| p.into_inner());
         f(&mut seen)
     }

@@ -15,9 +15,18 @@ use uuid::Uuid;
 macro_rules! id_type {
     ($(#[$doc:meta])* $name:ident) => {
         $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
         #[cfg_attr(test, derive(ts_rs::TS), ts(type = "string"))]
         pub struct $name(pub Uuid);
+
+        /// One 128-bit word: `Uuid`'s own `Hash` writes a length and then
+        /// the 16 bytes as a slice, which the maps keyed by ids (the usage
+        /// writer's, the rate-limit notes) paid on every request.
+        impl std::hash::Hash for $name {
+            fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+                state.write_u128(self.0.as_u128());
+            }
+        }
 
         impl $name {
             /// A new random (v4) id.
