@@ -2,6 +2,9 @@
 //! bulk (`recv_many` into a reused buffer), and flushes when
 //! [`BATCH_ROWS`] records are waiting or every [`FLUSH_EVERY`], whichever
 //! comes first; on shutdown it drains the channel and flushes once more.
+//! After each take it lets the channel fill for [`GATHER`] before it looks
+//! again: a writer always waiting on the channel was woken by nearly every
+//! request, one scheduling of the task per record.
 //!
 //! A flush is one transaction of multi-row `INSERT`s
 //! ([`crate::store::usage::UsageWriter::insert_batch`]; on SQLite through a
@@ -29,6 +32,11 @@ use crate::store::Store;
 pub(crate) const BATCH_ROWS: usize = 1000;
 /// Flush at least this often while records wait.
 pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(1);
+/// How long records gather in the channel after a take. Well under what
+/// fills [`super::CHANNEL_CAPACITY`] (20,000 records) at any request rate
+/// one process serves, and far under [`FLUSH_EVERY`], so no record waits
+/// noticeably longer for its row.
+pub(crate) const GATHER: Duration = Duration::from_millis(20);
 /// A key's `last_used_at` is written at most this often.
 pub(crate) const LAST_USED_EVERY: Duration = Duration::from_secs(30);
 /// Records kept across failed flushes before the oldest are dropped.
@@ -211,6 +219,10 @@ async fn run(
                 }
                 if batch.records.len() >= BATCH_ROWS {
                     batch.flush(&store, &mut writer, false).await;
+                }
+                tokio::select! {
+                    () = tokio::time::sleep(GATHER) => {}
+                    () = cancel.cancelled() => {}
                 }
             }
             _ = tick.tick() => batch.flush(&store, &mut writer, false).await,
