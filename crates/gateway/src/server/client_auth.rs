@@ -28,6 +28,12 @@ pub(crate) async fn require_proxy_key(
     mut request: Request,
     next: Next,
 ) -> Result<Response, GatewayError> {
+    admit_proxy_key(&state, &mut request)?;
+    Ok(next.run(request).await)
+}
+
+/// Proxy mode's check of `request`'s key; what it attaches for the handler.
+pub(crate) fn admit_proxy_key(state: &AppState, request: &mut Request) -> Result<(), GatewayError> {
     let Some(expected) = state.proxy_key_hash() else {
         // Proxy mode always has a key (config validation); fail closed anyway.
         return Err(GatewayError::Config(
@@ -36,7 +42,7 @@ pub(crate) async fn require_proxy_key(
     };
     check(request.headers(), expected).map_err(GatewayError::Auth)?;
     request.extensions_mut().insert(Caller::Proxy);
-    let endpoint = endpoint_of(&request);
+    let endpoint = endpoint_of(request);
     if endpoint.is_chat() {
         // Nothing is recorded in proxy mode; the ticket carries the
         // answer's metrics to its end.
@@ -44,7 +50,7 @@ pub(crate) async fn require_proxy_key(
             .extensions_mut()
             .insert(UsageTicket::unrecorded(endpoint));
     }
-    Ok(next.run(request).await)
+    Ok(())
 }
 
 /// The `/v1` endpoint of `request` (its path is seen inside the nested
@@ -59,7 +65,7 @@ fn endpoint_of(request: &Request) -> Endpoint {
 pub(crate) async fn require_user_key(
     app: &AppState,
     mut request: Request,
-    next: Next,
+    next: impl super::Next,
 ) -> Result<Response, GatewayError> {
     let store = app.store()?;
     let mut presented = false;

@@ -20,7 +20,9 @@ use axum::response::{IntoResponse as _, Response};
 use axum::Router;
 use tower::{Service, ServiceExt as _};
 
-use super::{body_limit, cors, request_context, uniform_errors};
+use super::{body_limit, client_auth, cors, request_context, setup_guard, uniform_errors};
+use crate::config::GatewayMode;
+use crate::routes::v1;
 use crate::state::AppState;
 
 /// The router with the gateway's middleware around it, outermost first:
@@ -37,7 +39,9 @@ impl FrontDoor {
     }
 }
 
-/// Every request through the four steps and then the router.
+/// Every request through the four steps and then the router; the chat
+/// calls through client authentication straight to their handlers
+/// ([`v1::ChatRoute`]).
 async fn serve(state: AppState, router: Router, request: Request) -> Response {
     // Off (no OTLP endpoint), this is a `None` and nothing else is done.
     let trace = state.traces().map(|exporter| request_context::TraceStart {
@@ -47,7 +51,11 @@ async fn serve(state: AppState, router: Router, request: Request) -> Response {
     request_context::request_context(request, trace, |request| {
         cors::cors(request, |request| {
             uniform_errors::uniform_errors(request, |request| async move {
+                let app = state.clone();
                 body_limit::limit_body(&state, request, |request| async move {
+                    if let Some(route) = v1::ChatRoute::of(&request) {
+                        return chat_call(app, route, request).await;
+                    }
                     match router.oneshot(request).await {
                         Ok(response) => response,
                         Err(never) => match never {},
@@ -59,6 +67,21 @@ async fn serve(state: AppState, router: Router, request: Request) -> Response {
         })
     })
     .await
+}
+
+/// A chat call: client authentication as the `/v1` router has it (the
+/// proxy key, or the setup check and a user's key), then its handler.
+async fn chat_call(app: AppState, route: v1::ChatRoute, mut request: Request) -> Response {
+    let served = match app.config().mode {
+        GatewayMode::Proxy => match client_auth::admit_proxy_key(&app, &mut request) {
+            Ok(()) => Ok(route.serve(app, request).await),
+            Err(e) => Err(e),
+        },
+        GatewayMode::Full => {
+            setup_guard::admit(&app.clone(), request, |request| route.serve(app, request)).await
+        }
+    };
+    served.unwrap_or_else(|e| e.into_response())
 }
 
 impl Service<Request> for FrontDoor {

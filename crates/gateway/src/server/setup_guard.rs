@@ -27,8 +27,17 @@ async fn setup_then_keys(
     request: Request,
     next: Next,
 ) -> Result<Response, GatewayError> {
+    admit(&app, request, |request| next.run(request)).await
+}
+
+/// The setup check, then the per-user key of `request`, then `next`.
+pub(crate) async fn admit(
+    app: &AppState,
+    request: Request,
+    next: impl super::Next,
+) -> Result<Response, GatewayError> {
     if !app.setup_complete().await? {
         return Err(GatewayError::SetupRequired);
     }
-    super::client_auth::require_user_key(&app, request, next).await
+    super::client_auth::require_user_key(app, request, next).await
 }

@@ -35,6 +35,62 @@ pub(crate) fn router() -> Router<AppState> {
         .route("/models", get(models::handle))
 }
 
+/// The two chat calls, which the front door serves without the router
+/// ([`crate::server::FrontDoor`]): `POST /v1/chat/completions` and
+/// `POST /v1/messages`, after client authentication, to the same handlers
+/// as the routes of [`router`]. Through the router each paid for the `/v1`
+/// nest (the URI rebuilt without its prefix), two route look-ups, the
+/// middleware's boxed service and future, and a copy of the headers for the
+/// handler: about 6,000 instructions a request (docs/benchmarks.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum ChatRoute {
+    ChatCompletions,
+    Messages,
+}
+
+impl ChatRoute {
+    /// The chat call `request` is, if it is one (the exact path, `POST`);
+    /// anything else goes through the router.
+    pub(crate) fn of(request: &axum::extract::Request) -> Option<ChatRoute> {
+        if request.method() != axum::http::Method::POST {
+            return None;
+        }
+        match request.uri().path() {
+            "/v1/chat/completions" => Some(ChatRoute::ChatCompletions),
+            "/v1/messages" => Some(ChatRoute::Messages),
+            _ => None,
+        }
+    }
+
+    /// Serve an authenticated `request` as its route's handler would.
+    pub(crate) async fn serve(self, app: AppState, request: axum::extract::Request) -> Response {
+        use axum::extract::FromRequestParts as _;
+        use axum::response::IntoResponse as _;
+
+        let (mut parts, body) = request.into_parts();
+        let attached = match Attached::from_request_parts(&mut parts, &app).await {
+            Ok(attached) => attached,
+            Err(e) => return e.into_response(),
+        };
+        // Whole already (the body-limit step), or absent.
+        let body = match axum::body::to_bytes(body, usize::MAX).await {
+            Ok(body) => body,
+            Err(e) => {
+                return GatewayError::validation(format!("the request body could not be read: {e}"))
+                    .into_response()
+            }
+        };
+        let state = axum::extract::State(app);
+        match self {
+            ChatRoute::ChatCompletions => {
+                chat_completions::handle(state, attached, parts.headers, body).await
+            }
+            ChatRoute::Messages => messages::handle(state, attached, parts.headers, body).await,
+        }
+        .into_response()
+    }
+}
+
 /// What the front door and client authentication attached to a chat
 /// request: its configuration snapshot, its caller, its usage account.
 pub(crate) struct Attached {
@@ -142,4 +198,44 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(str::trim)
         .filter(|v| !v.is_empty())
         .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ChatRoute;
+
+    fn request(method: &str, uri: &str) -> axum::extract::Request {
+        axum::http::Request::builder()
+            .method(method)
+            .uri(uri)
+            .body(axum::body::Body::empty())
+            .unwrap()
+    }
+
+    #[test]
+    fn only_the_two_chat_posts_skip_the_router() {
+        let of = |method, uri| ChatRoute::of(&request(method, uri));
+        assert_eq!(
+            of("POST", "/v1/chat/completions"),
+            Some(ChatRoute::ChatCompletions)
+        );
+        assert_eq!(of("POST", "/v1/messages"), Some(ChatRoute::Messages));
+        assert_eq!(
+            of("POST", "/v1/chat/completions?x=1"),
+            Some(ChatRoute::ChatCompletions)
+        );
+        // Everything else keeps the router's answers (405, 404, preflight).
+        for (method, uri) in [
+            ("GET", "/v1/chat/completions"),
+            ("OPTIONS", "/v1/messages"),
+            ("POST", "/v1/messages/count_tokens"),
+            ("POST", "/v1/chat/completions/"),
+            ("POST", "/v1/Messages"),
+            ("POST", "/chat/completions"),
+            ("POST", "/v1//messages"),
+            ("GET", "/v1/models"),
+        ] {
+            assert_eq!(of(method, uri), None, "{method} {uri}");
+        }
+    }
 }
