@@ -1,6 +1,8 @@
 //! Client authentication of `/v1/*` (spec 5.2), as middleware: proxy mode's
 //! one key ([`require_proxy_key`]) and full deployment's per-user keys
 //! ([`require_user_key`], after the setup check of [`super::setup_guard`]).
+//! The front door runs the same steps itself for the two chat calls, which
+//! skip the router ([`admit_proxy_key`], [`super::setup_guard::admit`]).
 //! The pure pieces (which keys a request presents, hashing, the lookup
 //! cache) are in [`crate::auth`].
 //!
@@ -53,8 +55,8 @@ pub(crate) fn admit_proxy_key(state: &AppState, request: &mut Request) -> Result
     Ok(())
 }
 
-/// The `/v1` endpoint of `request` (its path is seen inside the nested
-/// router, without `/v1`).
+/// The `/v1` endpoint of `request` (its path without `/v1` inside the
+/// nested router, with it when the front door serves a chat call).
 fn endpoint_of(request: &Request) -> Endpoint {
     Endpoint::of_route(request.uri().path())
 }

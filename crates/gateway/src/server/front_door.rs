@@ -82,7 +82,8 @@ async fn chat_call(app: AppState, route: v1::ChatRoute, mut request: Request) ->
             Err(e) => Err(e),
         },
         GatewayMode::Full => {
-            setup_guard::admit(&app.clone(), request, |request| route.serve(app, request)).await
+            let guard = app.clone();
+            setup_guard::admit(&guard, request, |request| route.serve(app, request)).await
         }
     };
     served.unwrap_or_else(|e| e.into_response())

@@ -14,6 +14,11 @@
 //!
 //! Unknown paths answer 404 `not_found`, inside `/v1` only after auth
 //! (fail closed: a wrong key never learns which paths exist).
+//!
+//! The two chat calls (`POST /v1/chat/completions`, `POST /v1/messages`)
+//! skip the router: after the four steps the front door runs the same
+//! client authentication and hands them to their handlers
+//! ([`crate::routes::v1::ChatRoute`]).
 
 pub(crate) mod body_limit;
 pub(crate) mod client_auth;

@@ -41,7 +41,8 @@ pub(crate) fn router() -> Router<AppState> {
 /// as the routes of [`router`]. Through the router each paid for the `/v1`
 /// nest (the URI rebuilt without its prefix), two route look-ups, the
 /// middleware's boxed service and future, and a copy of the headers for the
-/// handler: about 6,000 instructions a request (docs/benchmarks.md).
+/// handler: about 13,000 instructions a request (docs/benchmarks.md, "Round
+/// eight").
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ChatRoute {
     ChatCompletions,
