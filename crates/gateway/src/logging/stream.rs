@@ -268,11 +268,8 @@ impl Visit for FieldsVisitor {
         if !self.name(field) {
             return;
         }
-        if let Some((whole, tenth)) = super::tenths::as_tenths(value) {
-            let json = &mut self.json;
-            super::tenths::write(whole, tenth, &mut |part| {
-                json.extend_from_slice(part.as_bytes());
-            });
+        if let Some(text) = super::tenths::text(value, &mut [0; 24]) {
+            self.json.extend_from_slice(text.as_bytes());
             return;
         }
         // serde_json's number, written in place (`null` when not finite).

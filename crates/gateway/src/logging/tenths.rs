@@ -16,7 +16,7 @@ const LIMIT: f64 = 1e12;
 /// nearest to a whole number of tenths from 0 up to [`LIMIT`]; `None` for
 /// anything else (-0.0, fractions finer than a tenth, NaN, infinities),
 /// which the caller formats as it did before.
-pub(super) fn as_tenths(value: f64) -> Option<(u64, u8)> {
+fn as_tenths(value: f64) -> Option<(u64, u8)> {
     if !(value.is_sign_positive() && value < LIMIT) {
         return None;
     }
@@ -29,24 +29,23 @@ pub(super) fn as_tenths(value: f64) -> Option<(u64, u8)> {
     Some((tenths / 10, (tenths % 10) as u8))
 }
 
-/// `value` written as `{:?}` and `serde_json` write it, for a value
-/// [`as_tenths`] accepts.
-pub(super) fn write(whole: u64, tenth: u8, out: &mut impl FnMut(&str)) {
-    out(itoa::Buffer::new().format(whole));
-    out(".");
-    let digit = [b'0' + tenth];
-    out(std::str::from_utf8(&digit).unwrap_or("0"));
+/// `value` as `{:?}` and `serde_json` print it, written into `buf`, when
+/// [`as_tenths`] accepts it (at most 13 digits, a point and a digit).
+pub(super) fn text(value: f64, buf: &mut [u8; 24]) -> Option<&str> {
+    let (whole, tenth) = as_tenths(value)?;
+    let mut digits = itoa::Buffer::new();
+    let whole = digits.format(whole).as_bytes();
+    let out = buf.get_mut(..whole.len() + 2)?;
+    let (int, point_and_digit) = out.split_at_mut(whole.len());
+    int.copy_from_slice(whole);
+    point_and_digit.copy_from_slice(&[b'.', b'0' + tenth]);
+    std::str::from_utf8(out).ok()
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     fn text(value: f64) -> Option<String> {
-        let (whole, tenth) = as_tenths(value)?;
-        let mut s = String::new();
-        write(whole, tenth, &mut |part| s.push_str(part));
-        Some(s)
+        super::text(value, &mut [0; 24]).map(str::to_owned)
     }
 
     #[test]

@@ -99,15 +99,10 @@ impl Visit for FieldWriter<'_> {
     }
 
     fn record_f64(&mut self, field: &Field, value: f64) {
-        match super::tenths::as_tenths(value) {
-            Some((whole, tenth)) => {
+        match super::tenths::text(value, &mut [0; 24]) {
+            Some(text) => {
                 if self.start(field) {
-                    let out = &mut self.out.0;
-                    let mut result = Ok(());
-                    super::tenths::write(whole, tenth, &mut |part| {
-                        result = result.and_then(|()| out.write_str(part));
-                    });
-                    self.result = result;
+                    self.result = self.out.0.write_str(text);
                 }
             }
             None => self.plain(field, format_args!("{value:?}")),

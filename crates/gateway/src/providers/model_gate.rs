@@ -9,13 +9,13 @@
 //! resolver), and a disabled entry is refused with 403 `model_disabled`
 //! before any upstream call. A model without an entry is not restricted.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
 use arc_swap::ArcSwap;
 
 use super::id::ProviderId;
 use super::primary::models::{ModelCache, ResolvedModel};
+use crate::cache::FastMap;
 use crate::error::GatewayError;
 use crate::store::model_registry::ModelEntry;
 use crate::store::{Store, StoreError};
@@ -44,12 +44,8 @@ impl EntryView {
     }
 }
 
-/// A map of the view, hashed with `foldhash`: full deployment looks every
-/// chat request's model up here, and std's SipHash of the provider and the
-/// model name cost about 150 instructions a request.
-type FastMap<K, V> = HashMap<K, V, foldhash::fast::RandomState>;
-
-/// The entries of every provider, by provider then model id.
+/// The entries of every provider, by provider then model id ([`FastMap`]:
+/// full deployment looks every chat request's model up here).
 #[derive(Debug, Default)]
 struct View {
     by_provider: FastMap<ProviderId, FastMap<String, EntryView>>,

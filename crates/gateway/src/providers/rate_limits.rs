@@ -13,13 +13,13 @@
 //! `x-ratelimit-{limit,remaining,reset}-{requests,tokens}` (resets as
 //! durations such as `6m0s` or `20ms`).
 
-use std::collections::HashMap;
 use std::sync::Mutex;
 
 use axum::http::HeaderMap;
 use time::format_description::well_known::Rfc3339;
 use time::OffsetDateTime;
 
+use crate::cache::FastMap;
 use crate::store::clock::now;
 use crate::store::ids::ProviderAccountId;
 
@@ -62,10 +62,9 @@ impl Seen {
     }
 }
 
-/// A map by account, hashed with `foldhash`: every answer of a user's own
-/// account is noted here, and std's SipHash cost about 170 instructions a
-/// note.
-type AccountMap<V> = HashMap<ProviderAccountId, V, foldhash::fast::RandomState>;
+/// A map by account ([`FastMap`]: every answer of a user's own account is
+/// noted here, and std's SipHash cost about 170 instructions a note).
+type AccountMap<V> = FastMap<ProviderAccountId, V>;
 
 /// The accounts' rate-limit observations.
 #[derive(Debug, Default)]

@@ -14,7 +14,6 @@
 //! [`LAST_USED_EVERY`] per key. A failed flush is logged and retried with
 //! the next one (the batch is kept, up to [`MAX_PENDING`] records).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -23,6 +22,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::prices::PriceBook;
 use super::Message;
+use crate::cache::FastMap;
 use crate::limits::{CounterKey, Limiter};
 use crate::store::ids::ApiKeyId;
 use crate::store::usage::{UsageRecord, UsageWriter};
@@ -42,9 +42,9 @@ pub(crate) const LAST_USED_EVERY: Duration = Duration::from_secs(30);
 /// Records kept across failed flushes before the oldest are dropped.
 const MAX_PENDING: usize = 50_000;
 
-/// A map by API key, hashed with `foldhash` (seeded): std's SipHash cost
-/// about 300 instructions a record here.
-type KeyMap<V> = HashMap<ApiKeyId, V, foldhash::fast::RandomState>;
+/// A map by API key ([`FastMap`]: std's SipHash cost about 300
+/// instructions a record here).
+type KeyMap<V> = FastMap<ApiKeyId, V>;
 
 /// The writer's state between flushes.
 struct Batch {
