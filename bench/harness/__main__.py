@@ -512,7 +512,7 @@ def measure_full_mode(run, args, results, started, scs, rows, full_rows, sim_bas
                if "gateway" in by_c[c])
     recorded = fullmode.recorded_usage(os.path.join(run.rundir, "gateway-full-data"))
     results["usage_full"] = {"requests": sent, "recorded": recorded}
-    log(f"full mode: {recorded} usage rows in SQLite for {sent} measured requests "
+    log(f"full mode: usage of {recorded} requests in SQLite for {sent} measured requests "
         f"(plus warm-ups and probes)")
     if not recorded:
         run.failures.append("full mode: no usage was recorded in SQLite")

@@ -208,14 +208,18 @@ def add_unmatched_guardrail(ui):
 
 
 def recorded_usage(data_dir):
-    """Rows of usage in the full-mode gateway's SQLite file (None if unreadable)."""
+    """Requests recorded as usage in the full-mode gateway's SQLite file (None if
+    unreadable). A row may stand for several requests (its `requests`); on a
+    schema without that column, each row is one."""
     path = os.path.join(data_dir, "gateway.db")
     try:
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=5)
         try:
-            for table in ("usage_events", "usage_records"):
+            for query in ("SELECT COALESCE(SUM(requests), 0) FROM usage_events",
+                          "SELECT count(*) FROM usage_events",
+                          "SELECT count(*) FROM usage_records"):
                 try:
-                    n = db.execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+                    n = db.execute(query).fetchone()[0]
                 except sqlite3.Error:
                     continue
                 if n:

@@ -226,8 +226,8 @@ def render(results):
                      f"{fmt_mb(rf.get('peak_kb'))} MB.")
     if results.get("usage_full"):
         u = results["usage_full"]
-        parts.append(f"Full mode recorded {u['recorded']} usage rows in SQLite for "
-                     f"{u['requests']} measured requests (plus warm-ups and probes).")
+        parts.append(f"Full mode recorded the usage of {u['recorded']} requests in SQLite "
+                     f"for {u['requests']} measured requests (plus warm-ups and probes).")
     if results.get("litellm_rss"):
         lr = results["litellm_rss"]
         parts.append(f"LiteLLM {results['meta'].get('litellm_version', '')} RSS: idle "

@@ -33,7 +33,7 @@ import urllib.request
 from . import loadgen, procs
 from .__main__ import machine
 from .soak import (BENCH_DIR, count_dir, create_database, drop_database, fmt, headers, kinds,
-                   metric, start_full, usage_rows, write_results)
+                   metric, start_full, usage_recorded, write_results)
 
 
 def log(msg):
@@ -116,7 +116,7 @@ def render(meta, samples, verdict, summary, rows):
              f"{summary['requests']:,} requests sent by wrk in {meta['seconds']:.0f} s "
              f"({summary['rps']:.0f} req/s, p99 {summary['p99_ms']:.1f} ms), "
              f"{summary['errors']['status']} non-2xx; {len(meta['kinds'])} kinds in turn: "
-             f"{', '.join(meta['kinds'])}; usage rows recorded: {rows:,}", "",
+             f"{', '.join(meta['kinds'])}; requests recorded as usage: {rows:,}", "",
              "| requests | s | RSS MB | anon MB | file MB | shmem MB | HWM MB | threads | fds "
              "| usage queue | db MB | WAL MB |",
              "|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
@@ -226,7 +226,7 @@ def run(args, cores, rundir, db, meta, started):
     time.sleep(2.0)  # the usage writer flushes every second
     after = sample(gw, base, data_dir, t0)
     samples.append(after)
-    rows = usage_rows(db, rundir)
+    rows = usage_recorded(db, rundir)
     failures = [broken] if broken else []
     if summary["errors"]["status"]:
         failures.append(f"{summary['errors']['status']} non-2xx answers under load")
@@ -243,7 +243,7 @@ def run(args, cores, rundir, db, meta, started):
              "stopped.\n")
     return write_results(rundir, text, failures,
                          {"meta": meta, "samples": samples, "verdict": verdict, "wrk": summary,
-                          "usage_rows": rows})
+                          "usage_recorded": rows})
 
 
 if __name__ == "__main__":

@@ -363,7 +363,7 @@ def judge(samples, warmup):
 # ---------------------------------------------------------------- report
 
 
-def render(meta, samples, verdict, tally, chores, usage_rows, rows=24):
+def render(meta, samples, verdict, tally, chores, usage_recorded, rows=24):
     lines = [f"# Soak, {meta['minutes']:g} min at {meta['rate']:g} req/s, full mode on "
              f"{meta['database']}", "",
              f"{meta['date']}, commit {meta['commit']}, {meta['cpu_model']} "
@@ -372,8 +372,8 @@ def render(meta, samples, verdict, tally, chores, usage_rows, rows=24):
              f"Requests: {tally.total:,} ({sum(tally.right.values()):,} answered as expected, "
              f"{sum(tally.wrong.values()):,} not); {tally.late:,} sent more than 1 s late; "
              f"API keys created, used, revoked and refused: {chores.keys}; "
-             f"configuration changes: {chores.config_changes}; usage rows in PostgreSQL: "
-             f"{usage_rows:,}", "",
+             f"configuration changes: {chores.config_changes}; requests recorded as usage in "
+             f"PostgreSQL: {usage_recorded:,}", "",
              "| min | requests | RSS MB | descriptors | threads | tasks | DB connections | "
              "open streams | usage queue |", "|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     step = max(1, len(samples) // rows)
@@ -498,13 +498,13 @@ def start_full(args, cores, rundir, db, started, log_level="warn"):
     return gw, base, key, ui
 
 
-def usage_rows(db, rundir):
-    """Usage rows the gateway recorded (-1 when they cannot be counted)."""
+def usage_recorded(db, rundir):
+    """Requests the gateway recorded as usage (-1 when they cannot be counted)."""
     if db:
         try:
-            return int(psql("SELECT count(*) FROM usage_events", db=db))
+            return int(psql("SELECT COALESCE(SUM(requests), 0) FROM usage_events", db=db))
         except (RuntimeError, ValueError) as e:
-            log(f"could not count usage rows: {e}")
+            log(f"could not count the recorded usage: {e}")
             return -1
     rows = fullmode.recorded_usage(os.path.join(rundir, "gateway-full-data"))
     return -1 if rows is None else rows
@@ -549,7 +549,7 @@ def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
         chores.join(timeout=60)
     meta["load_after"] = " ".join(f"{x:.2f}" for x in os.getloadavg())
     time.sleep(2.0)  # the usage writer flushes every second
-    rows = usage_rows(db, rundir)
+    rows = usage_recorded(db, rundir)
     verdict = judge(samples, warmup)
     text = render(meta, samples, verdict, tally, chores, rows)
     failures = list(verdict["failures"])
@@ -564,7 +564,7 @@ def run(args, cores, rundir, db, meta, seconds, every, warmup, started):
         failures.append("no request was answered as expected")
     return write_results(rundir, text, failures,
                          {"meta": meta, "samples": samples, "verdict": verdict,
-                          "right": tally.right, "wrong": tally.wrong, "usage_rows": rows})
+                          "right": tally.right, "wrong": tally.wrong, "usage_recorded": rows})
 
 
 def write_results(rundir, text, failures, record):

@@ -27,6 +27,7 @@ fn record(owner: KeyOwner, cost: f64) -> UsageRecord {
         latency_ms: 1,
         created_at: clock::now(),
         cost_usd: Some(cost),
+        requests: 1,
     }
 }
 

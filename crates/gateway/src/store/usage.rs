@@ -1,8 +1,11 @@
-//! Usage (spec 2.9): one row per `/v1` chat request in `usage_events`,
-//! written in batches by [`crate::usage`]'s writer ([`Usage::insert_batch`]:
-//! a few multi-row `INSERT`s in one transaction), and read back as
-//! aggregates ([`Usage::aggregate`]) grouped by day (UTC), model, provider or
-//! user, over a time range.
+//! Usage (spec 2.9): the `/v1` chat requests in `usage_events`, written in
+//! batches by [`crate::usage`]'s writer ([`Usage::insert_batch`]: a few
+//! multi-row `INSERT`s in one transaction), and read back as aggregates
+//! ([`Usage::aggregate`]) grouped by day (UTC), model, provider or user, over
+//! a time range. A row stands for one request or, once the writer merged a
+//! batch's records that differ only in their counts, for several
+//! ([`UsageRecord::requests`]; `docs/decisions.md`, "Usage rows merged per
+//! second").
 //!
 //! Sums are cast to `BIGINT` in SQL: PostgreSQL's `SUM(bigint)` is `numeric`.
 
@@ -14,10 +17,10 @@ use super::{with_pool, write_tx, Pool, Store, StoreError};
 /// The columns of a usage row, in bind order.
 const INSERT_COLUMNS: &str = "INSERT INTO usage_events (user_id, key_id, provider, model, \
      stream, status, input_tokens, output_tokens, cache_read_tokens, cache_write_tokens, \
-     latency_ms, created_at, cost_usd) ";
+     latency_ms, created_at, cost_usd, requests) ";
 
 /// Values in one usage row ([`INSERT_COLUMNS`]).
-const COLUMNS: usize = 13;
+const COLUMNS: usize = 14;
 
 /// Rows per SQLite `INSERT` statement, largest first: a batch is written
 /// as statements of these sizes (100 rows: 64 + 16 + 16 + 4), each a cached
@@ -42,7 +45,8 @@ static SQLITE_INSERTS: std::sync::LazyLock<[(usize, String); 4]> = std::sync::La
 /// backends' parameter limits).
 const ROWS_PER_INSERT: usize = 500;
 
-/// One request, as recorded.
+/// One request as recorded, or several merged into one row
+/// ([`UsageRecord::absorb`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct UsageRecord {
     pub user_id: UserId,
@@ -59,13 +63,48 @@ pub struct UsageRecord {
     pub output_tokens: i64,
     pub cache_read_tokens: i64,
     pub cache_write_tokens: i64,
-    /// Request start to the end of the answer.
+    /// Request start to the end of the answer (the sum over the requests
+    /// of a merged row).
     pub latency_ms: i64,
     /// Request start, Unix seconds.
     pub created_at: i64,
     /// What it cost in USD at the registry's prices when it was written;
     /// `None` when its model has no price.
     pub cost_usd: Option<f64>,
+    /// How many requests the row stands for: 1 as a request is recorded,
+    /// more once records were merged. The counts above are sums over them.
+    pub requests: i64,
+}
+
+impl UsageRecord {
+    /// Whether `other` may be merged into this row: it agrees on everything
+    /// the aggregates group or filter by (user, key, provider, model,
+    /// stream, status and the second it started).
+    pub fn same_row(&self, other: &UsageRecord) -> bool {
+        self.created_at == other.created_at
+            && self.user_id == other.user_id
+            && self.key_id == other.key_id
+            && self.status == other.status
+            && self.stream == other.stream
+            && self.model == other.model
+            && self.provider == other.provider
+    }
+
+    /// Merge `other` (a [`Self::same_row`]) into this row: its requests and
+    /// every count added. A cost is the sum of the known ones, as SQL's
+    /// `SUM` takes it.
+    pub fn absorb(&mut self, other: &UsageRecord) {
+        self.requests += other.requests;
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.cache_read_tokens += other.cache_read_tokens;
+        self.cache_write_tokens += other.cache_write_tokens;
+        self.latency_ms += other.latency_ms;
+        self.cost_usd = match (self.cost_usd, other.cost_usd) {
+            (Some(a), Some(b)) => Some(a + b),
+            (a, b) => a.or(b),
+        };
+    }
 }
 
 /// What rows are grouped by.
@@ -199,7 +238,8 @@ impl<'a> Usage<'a> {
                             .push_bind(r.cache_write_tokens)
                             .push_bind(r.latency_ms)
                             .push_bind(r.created_at)
-                            .push_bind(r.cost_usd);
+                            .push_bind(r.cost_usd)
+                            .push_bind(r.requests);
                     });
                     // Not kept as a prepared statement: each batch length
                     // is another text, and sqlx's per-connection cache would
@@ -244,13 +284,13 @@ impl<'a> Usage<'a> {
             let mut q = QueryBuilder::new(format!(
                 "SELECT CAST({group_expr} AS TEXT) AS grp, CAST({user_expr} AS TEXT) AS user_id, \
                  CAST({email_expr} AS TEXT) AS email, \
-                 CAST(COUNT(e.id) AS BIGINT) AS requests, \
-                 CAST(COALESCE(SUM(CASE WHEN e.status >= 400 THEN 1 ELSE 0 END), 0) AS BIGINT) AS errors, \
+                 CAST(COALESCE(SUM(e.requests), 0) AS BIGINT) AS requests, \
+                 CAST(COALESCE(SUM(CASE WHEN e.status >= 400 THEN e.requests ELSE 0 END), 0) AS BIGINT) AS errors, \
                  CAST(COALESCE(SUM(e.input_tokens), 0) AS BIGINT) AS input_tokens, \
                  CAST(COALESCE(SUM(e.output_tokens), 0) AS BIGINT) AS output_tokens, \
                  CAST(COALESCE(SUM(e.cache_read_tokens), 0) AS BIGINT) AS cache_read_tokens, \
                  CAST(COALESCE(SUM(e.cache_write_tokens), 0) AS BIGINT) AS cache_write_tokens, \
-                 CAST(COALESCE(AVG(e.latency_ms), 0) AS BIGINT) AS avg_latency_ms, \
+                 CAST(COALESCE(SUM(e.latency_ms) / SUM(e.requests), 0) AS BIGINT) AS avg_latency_ms, \
                  CAST(COALESCE(SUM(e.cost_usd), 0) AS DOUBLE PRECISION) AS cost_usd \
                  FROM usage_events e "
             ));
@@ -357,7 +397,7 @@ impl<'a> Usage<'a> {
             .collect())
     }
 
-    /// Every recorded row of `user`, oldest first (tests and exports).
+    /// Every recorded row of `user`, oldest first (tests).
     pub async fn records_of(&self, user: UserId) -> Result<Vec<UsageRecord>, StoreError> {
         #[derive(sqlx::FromRow)]
         struct Row {
@@ -374,12 +414,14 @@ impl<'a> Usage<'a> {
             latency_ms: i64,
             created_at: i64,
             cost_usd: Option<f64>,
+            requests: i64,
         }
         let rows: Vec<Row> = with_pool!(self.store, p => {
             sqlx::query_as(
                 "SELECT user_id, key_id, provider, model, stream, status, input_tokens, \
                  output_tokens, cache_read_tokens, cache_write_tokens, latency_ms, created_at, \
-                 cost_usd FROM usage_events WHERE user_id = $1 ORDER BY id",
+                 cost_usd, CAST(requests AS BIGINT) AS requests FROM usage_events \
+                 WHERE user_id = $1 ORDER BY id",
             )
             .bind(user)
             .fetch_all(p)
@@ -401,6 +443,7 @@ impl<'a> Usage<'a> {
                 latency_ms: r.latency_ms,
                 created_at: r.created_at,
                 cost_usd: r.cost_usd,
+                requests: r.requests,
             })
             .collect())
     }
@@ -519,7 +562,8 @@ fn add_row<'q>(
     args.add(r.cache_write_tokens)?;
     args.add(r.latency_ms)?;
     args.add(r.created_at)?;
-    args.add(r.cost_usd)
+    args.add(r.cost_usd)?;
+    args.add(r.requests)
 }
 
 #[cfg(test)]
@@ -547,12 +591,48 @@ mod tests {
                 latency_ms: 5,
                 created_at: 1_700_000_000 + i64::try_from(i).unwrap(),
                 cost_usd: (i % 4 != 0).then(|| f64::from(u32::try_from(i).unwrap()) / 1000.0),
+                requests: 1 + i64::try_from(i % 5).unwrap(),
             })
             .collect();
         store.usage().insert_batch(&rows).await.unwrap();
         let mut stored = store.usage().records_of(user).await.unwrap();
         stored.sort_by_key(|r| r.created_at);
         assert_eq!(stored, rows);
+    }
+
+    #[tokio::test]
+    async fn a_merged_row_counts_as_its_requests() {
+        let store = crate::store::testing::memory_store().await;
+        let user = crate::store::testing::user(&store, "m@example.com").await;
+        let row = |status: u16, requests: i64, latency_ms: i64| UsageRecord {
+            user_id: user,
+            key_id: None,
+            provider: "primary".into(),
+            model: "m".into(),
+            stream: false,
+            status,
+            input_tokens: 10 * requests,
+            output_tokens: 20 * requests,
+            cache_read_tokens: 0,
+            cache_write_tokens: 0,
+            latency_ms,
+            created_at: 1_700_000_000,
+            cost_usd: Some(0.5),
+            requests,
+        };
+        let rows = [row(200, 3, 30), row(500, 2, 12), row(200, 1, 2)];
+        store.usage().insert_batch(&rows).await.unwrap();
+        let all = store
+            .usage()
+            .aggregate(UsageFilter::default(), None, false)
+            .await
+            .unwrap();
+        assert_eq!(all.len(), 1);
+        let total = &all[0];
+        assert_eq!((total.requests, total.errors), (6, 2));
+        assert_eq!((total.input_tokens, total.output_tokens), (60, 120));
+        assert_eq!(total.avg_latency_ms, 44 / 6, "latency summed over requests");
+        assert!((total.cost_usd - 1.5).abs() < 1e-12);
     }
 
     #[test]

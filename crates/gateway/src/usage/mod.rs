@@ -337,6 +337,7 @@ impl Drop for Ticket {
                     created_at: self.created_at,
                     // Costed by the writer, off the request's path.
                     cost_usd: None,
+                    requests: 1,
                 },
                 o.charge,
             )

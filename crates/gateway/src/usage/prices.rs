@@ -72,6 +72,7 @@ mod tests {
             latency_ms: 1,
             created_at: 0,
             cost_usd: None,
+            requests: 1,
         }
     }
 

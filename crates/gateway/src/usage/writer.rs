@@ -6,6 +6,13 @@
 //! again: a writer always waiting on the channel was woken by nearly every
 //! request, one scheduling of the task per record.
 //!
+//! Records of one batch that differ only in their counts (same user, key,
+//! provider, model, stream, status and second) are merged into one row as
+//! they are taken ([`Batch::add_record`]; `docs/decisions.md`, "Usage rows
+//! merged per second"): a busy key writes a row a second, not a row a
+//! request, and SQLite's insert (about 8,000 instructions a row) is paid
+//! that much less often.
+//!
 //! A flush is one transaction of multi-row `INSERT`s
 //! ([`crate::store::usage::UsageWriter::insert_batch`]; on SQLite through a
 //! connection the writer keeps for itself), so a burst of a thousand
@@ -14,6 +21,8 @@
 //! [`LAST_USED_EVERY`] per key. A failed flush is logged and retried with
 //! the next one (the batch is kept, up to [`MAX_PENDING`] records).
 
+use std::collections::hash_map::Entry;
+use std::hash::BuildHasher as _;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -28,7 +37,7 @@ use crate::store::ids::ApiKeyId;
 use crate::store::usage::{UsageRecord, UsageWriter};
 use crate::store::Store;
 
-/// Flush when this many records wait.
+/// Flush when this many rows wait.
 pub(crate) const BATCH_ROWS: usize = 1000;
 /// Flush at least this often while records wait.
 pub(crate) const FLUSH_EVERY: Duration = Duration::from_secs(1);
@@ -50,7 +59,12 @@ type KeyMap<V> = FastMap<ApiKeyId, V>;
 struct Batch {
     /// Transactions that wrote usage rows (observed by tests).
     transactions: u64,
+    /// The rows to write, merged records among them.
     records: Vec<UsageRecord>,
+    /// Where in `records` the row of each merge key is (the key's hash;
+    /// two keys of one hash merge only if [`UsageRecord::same_row`] says
+    /// so). Emptied at every write: a row once written is not merged into.
+    rows: FastMap<u64, usize>,
     /// Latest use per key not yet written.
     uses: KeyMap<i64>,
     /// When each key's use was last written.
@@ -73,7 +87,7 @@ impl Batch {
                     charge.settle(tokens, r.cost_usd, &mut self.settlements);
                 }
                 let use_ = r.key_id.map(|k| (k, r.created_at));
-                self.records.push(r);
+                self.add_record(r);
                 match use_ {
                     Some(u) => u,
                     None => return,
@@ -83,6 +97,35 @@ impl Batch {
         };
         let slot = self.uses.entry(key).or_insert(at);
         *slot = (*slot).max(at);
+    }
+
+    /// Add `r` to the batch: merged into the row of an earlier record it
+    /// agrees with ([`UsageRecord::same_row`]), or as a row of its own.
+    fn add_record(&mut self, r: UsageRecord) {
+        let key = self.rows.hasher().hash_one((
+            r.created_at,
+            r.user_id,
+            r.key_id,
+            r.status,
+            r.stream,
+            r.provider.as_str(),
+            r.model.as_str(),
+        ));
+        match self.rows.entry(key) {
+            Entry::Occupied(slot) => {
+                if let Some(row) = self.records.get_mut(*slot.get()) {
+                    if row.same_row(&r) {
+                        row.absorb(&r);
+                        return;
+                    }
+                }
+                // Another row of the same hash: this one stays apart.
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(self.records.len());
+            }
+        }
+        self.records.push(r);
     }
 
     /// The key uses due for writing now.
@@ -119,6 +162,9 @@ impl Batch {
     }
 
     async fn write_records(&mut self, writer: &mut UsageWriter) {
+        // Written or kept for the next try (and then perhaps trimmed, which
+        // moves the rows): no later record merges into them.
+        self.rows.clear();
         match writer.insert_batch(&self.records).await {
             Ok(()) => {
                 tracing::debug!(rows = self.records.len(), "usage written");
@@ -194,6 +240,7 @@ async fn run(
     let mut batch = Batch {
         transactions: 0,
         records: Vec::with_capacity(BATCH_ROWS),
+        rows: FastMap::default(),
         uses: KeyMap::default(),
         written: KeyMap::default(),
         prices,
@@ -259,6 +306,7 @@ mod tests {
             latency_ms: 3,
             created_at: at,
             cost_usd: None,
+            requests: 1,
         }
     }
 
@@ -310,17 +358,82 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
-    #[test]
-    fn key_uses_fold_to_the_latest_and_wait_their_turn() {
-        let mut b = Batch {
+    fn batch() -> Batch {
+        Batch {
             transactions: 0,
             records: Vec::new(),
+            rows: FastMap::default(),
             uses: KeyMap::default(),
             written: KeyMap::default(),
             prices: Arc::default(),
             settlements: Vec::new(),
             limiter: Arc::new(Limiter::local()),
+        }
+    }
+
+    #[test]
+    fn records_that_differ_only_in_counts_share_a_row() {
+        let mut b = batch();
+        let key = ApiKeyId::new();
+        let first = record(key, 100);
+        let user = first.user_id;
+        let at = |at: i64| {
+            let mut r = record(key, at);
+            r.user_id = user;
+            r
         };
+        b.add_record(first);
+        let mut second = at(100);
+        second.input_tokens = 10;
+        second.latency_ms = 7;
+        second.cost_usd = Some(0.5);
+        b.add_record(second);
+        // Each differs from the first in one thing that is grouped or
+        // filtered by: a row of its own.
+        let mut apart = vec![at(101)];
+        apart.push(UsageRecord {
+            user_id: UserId::new(),
+            ..at(100)
+        });
+        apart.push(UsageRecord {
+            key_id: None,
+            ..at(100)
+        });
+        apart.push(UsageRecord {
+            provider: "custom".into(),
+            ..at(100)
+        });
+        apart.push(UsageRecord {
+            model: "n".into(),
+            ..at(100)
+        });
+        apart.push(UsageRecord {
+            stream: true,
+            ..at(100)
+        });
+        apart.push(UsageRecord {
+            status: 500,
+            ..at(100)
+        });
+        for r in apart {
+            b.add_record(r);
+        }
+        let mut third = at(100);
+        third.cost_usd = Some(0.25);
+        b.add_record(third);
+        assert_eq!(b.records.len(), 8);
+        let merged = &b.records[0];
+        assert_eq!(merged.requests, 3);
+        assert_eq!(merged.input_tokens, 1 + 10 + 1);
+        assert_eq!(merged.output_tokens, 6);
+        assert_eq!(merged.latency_ms, 3 + 7 + 3);
+        assert_eq!(merged.cost_usd, Some(0.75), "the known costs summed");
+        assert!(b.records[1..].iter().all(|r| r.requests == 1));
+    }
+
+    #[test]
+    fn key_uses_fold_to_the_latest_and_wait_their_turn() {
+        let mut b = batch();
         let (k1, k2) = (ApiKeyId::new(), ApiKeyId::new());
         b.take(Message::Record(record(k1, 100), None));
         b.take(Message::Touch(k1, 90));

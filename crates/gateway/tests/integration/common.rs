@@ -504,9 +504,12 @@ impl TestDb {
         })
     }
 
-    /// The usage rows of `user`, once there are `n` of them (written within
-    /// a second or two, off the request's path; up to 7.5 s), or what there
-    /// is by then.
+    /// The usage rows of `user`, once they stand for `n` requests (written
+    /// within a second or two, off the request's path; up to 7.5 s), or
+    /// what there is by then. Requests of one second that differ only in
+    /// their counts may share a row ([`UsageRecord::requests`]).
+    ///
+    /// [`UsageRecord::requests`]: gateway::store::usage::UsageRecord::requests
     pub async fn usage_rows(
         &self,
         user: gateway::store::ids::UserId,
@@ -516,7 +519,7 @@ impl TestDb {
         let mut rows = Vec::new();
         for _ in 0..150 {
             rows = store.usage().records_of(user).await.unwrap();
-            if rows.len() >= n {
+            if requests_in(&rows) >= n {
                 break;
             }
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
@@ -532,6 +535,13 @@ impl TestDb {
             .await
             .unwrap()
     }
+}
+
+/// How many requests `rows` stand for.
+pub fn requests_in(rows: &[gateway::store::usage::UsageRecord]) -> usize {
+    rows.iter()
+        .map(|r| usize::try_from(r.requests).unwrap())
+        .sum()
 }
 
 impl Drop for TestDb {

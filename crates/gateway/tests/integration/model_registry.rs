@@ -521,6 +521,9 @@ async fn usage_is_costed_at_the_registry_s_prices(db: TestDb) {
     assert_eq!(gpt4o["output_price_per_mtok"], 10.0);
 
     assert_eq!(chat(&env, &key, "gpt-4o").await.status(), 200);
+    // Its row written first: two requests of one model and second may
+    // otherwise share a row, costed at each one's price but not told apart.
+    assert_eq!(env.db.usage_rows(me, 1).await.len(), 1);
     let path = format!("/_ui/api/models/registry/{}", gpt4o["id"].as_str().unwrap());
     let changed = json_of(
         admin

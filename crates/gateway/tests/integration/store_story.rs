@@ -586,6 +586,7 @@ async fn usage_batches_of_any_length_are_not_cached(db: TestDb) {
         latency_ms: 1,
         created_at: 1_700_000_000 + i64::try_from(i).unwrap(),
         cost_usd: None,
+        requests: 1,
     };
     // One batch first, so the connection's other statements are cached.
     store.usage().insert_batch(&[record(0)]).await.unwrap();
