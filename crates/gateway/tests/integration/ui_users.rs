@@ -347,7 +347,7 @@ async fn status_and_system(db: TestDb) {
     let (status, system) = json_of(admin.get("/_ui/api/system").await).await;
     assert_eq!(status, 200);
     assert_eq!(system["database"]["kind"], backend);
-    assert_eq!(system["database"]["schema_version"], 12, "{system}");
+    assert_eq!(system["database"]["schema_version"], 13, "{system}");
     assert_eq!(system["mode"], "full");
     assert!(system["uptime_secs"].is_u64());
     assert!(system["started_at"].as_str().unwrap().ends_with('Z'));
