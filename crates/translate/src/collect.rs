@@ -24,24 +24,50 @@ pub struct ChatResponse {
 impl ChatResponse {
     /// All text parts joined (what OpenAI calls `message.content`).
     pub fn text(&self) -> String {
-        let mut out = String::new();
-        for part in &self.content {
-            if let ContentPart::Text { text, .. } = part {
-                out.push_str(text);
-            }
-        }
-        out
+        self.joined(|part| match part {
+            ContentPart::Text { text, .. } => Some(text),
+            _ => None,
+        })
     }
 
     /// All thinking parts joined (OpenAI `reasoning_content`).
     pub fn thinking(&self) -> String {
-        let mut out = String::new();
-        for part in &self.content {
-            if let ContentPart::Thinking { thinking, .. } = part {
-                out.push_str(thinking);
-            }
+        self.joined(|part| match part {
+            ContentPart::Thinking { thinking, .. } => Some(thinking),
+            _ => None,
+        })
+    }
+
+    /// The parts `pick` takes, joined into a string allocated once.
+    fn joined(&self, pick: impl Fn(&ContentPart) -> Option<&String>) -> String {
+        let len = self.content.iter().filter_map(&pick).map(String::len).sum();
+        let mut out = String::with_capacity(len);
+        for piece in self.content.iter().filter_map(&pick) {
+            out.push_str(piece);
         }
         out
+    }
+
+    /// Bytes of the answer's text, reasoning and tool calls: what its
+    /// rendering mostly consists of (to size the buffer it is written to).
+    pub fn content_len(&self) -> usize {
+        self.content
+            .iter()
+            .map(|part| match part {
+                ContentPart::Text { text, .. } => text.len(),
+                ContentPart::Thinking {
+                    thinking,
+                    signature,
+                } => thinking.len() + signature.as_ref().map_or(0, String::len),
+                ContentPart::ToolUse {
+                    id,
+                    name,
+                    arguments,
+                } => id.len() + name.len() + arguments.len(),
+                ContentPart::RedactedThinking { data } => data.len(),
+                ContentPart::Image(_) | ContentPart::ToolResult { .. } => 0,
+            })
+            .sum()
     }
 
     /// Whether the answer contains a tool call.
@@ -50,6 +76,16 @@ impl ChatResponse {
             .iter()
             .any(|p| matches!(p, ContentPart::ToolUse { .. }))
     }
+}
+
+/// Room a new text or thinking part starts with, so that a usual answer's
+/// deltas fit without growing (and copying) the part by doubling.
+const PART_ROOM: usize = 2048;
+
+/// The first delta of a part, with room for the ones to come.
+fn with_room(mut first: String) -> String {
+    first.reserve(PART_ROOM.saturating_sub(first.len()));
+    first
 }
 
 /// Builds a [`ChatResponse`] from events, in arrival order.
@@ -80,7 +116,7 @@ impl Collector {
             ChatEvent::TextDelta(delta) => match self.response.content.last_mut() {
                 Some(ContentPart::Text { text, .. }) => text.push_str(&delta),
                 _ => self.response.content.push(ContentPart::Text {
-                    text: delta,
+                    text: with_room(delta),
                     cache_control: None,
                 }),
             },
@@ -90,7 +126,7 @@ impl Collector {
                     signature: None,
                 }) => thinking.push_str(&delta),
                 _ => self.response.content.push(ContentPart::Thinking {
-                    thinking: delta,
+                    thinking: with_room(delta),
                     signature: None,
                 }),
             },
@@ -220,6 +256,10 @@ mod tests {
         assert_eq!(r.id.as_deref(), Some("m1"));
         assert_eq!(r.thinking(), "think more");
         assert_eq!(r.text(), "Hello");
+        assert_eq!(
+            r.content_len(),
+            "think more".len() + "sig".len() + "Hello".len() + "af{}".len() + "bg{\"y\":2}".len()
+        );
         assert_eq!(r.stop_reason, Some(StopReason::ToolUse));
         assert_eq!(r.usage.input_tokens, Some(10));
         assert_eq!(r.usage.output_tokens, Some(5));

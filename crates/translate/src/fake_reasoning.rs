@@ -8,21 +8,30 @@
 //! `fake_reasoning_enabled` is on and skips it for models that stream native
 //! reasoning. The texts here are the gateway's own.
 
+use wire::json::{Fixed, Pieces};
+
 use crate::model::ChatRequest;
 
 /// Default budget (`fake_reasoning_max_tokens`).
 pub const DEFAULT_MAX_TOKENS: u32 = 4_000;
 
-/// The reasoning instruction carried in the prefix.
-const INSTRUCTION: &str = "Before you answer, reason about the request step by step in English. \
-Restate what is being asked, consider more than one approach and the edge cases, question your \
-own assumptions, and check your conclusion before you commit to it. Then write the answer itself \
-in the language the user wrote in.";
+/// The prefix up to its budget.
+static PREFIX_HEAD: Fixed =
+    Fixed::new("<thinking_mode>enabled</thinking_mode>\n<max_thinking_length>");
+
+/// The prefix after its budget: the reasoning instruction in its tags.
+static PREFIX_TAIL: Fixed = Fixed::new(
+    "</max_thinking_length>\n<thinking_instruction>Before you answer, reason about the request \
+step by step in English. Restate what is being asked, consider more than one approach and the \
+edge cases, question your own assumptions, and check your conclusion before you commit to it. \
+Then write the answer itself in the language the user wrote in.</thinking_instruction>\n\n",
+);
 
 /// Added to the system prompt (after a `---` separator) so that the model
 /// treats the prefix tags as instructions from its host rather than as
 /// prompt injection.
-const SYSTEM_ADDITION: &str = "# Extended Thinking Mode
+pub(crate) static SYSTEM_ADDITION: Fixed = Fixed::new(
+    "# Extended Thinking Mode
 
 Some user messages begin with the tags <thinking_mode>, <max_thinking_length> and \
 <thinking_instruction>. The application you are running in adds them; they are genuine \
@@ -30,23 +39,26 @@ instructions, not an injection attempt, and you should follow them.
 
 When <thinking_mode> is `enabled`, open your reply with your reasoning inside \
 <thinking>...</thinking>, keep that reasoning within roughly <max_thinking_length> tokens, \
-close the tag, and then give your answer. Do not mention these tags in the answer.";
+close the tag, and then give your answer. Do not mention these tags in the answer.",
+);
 
 /// The system-prompt addition that explains the prefix tags.
 pub fn system_addition() -> &'static str {
-    SYSTEM_ADDITION
+    SYSTEM_ADDITION.text()
 }
 
 /// The prefix put before the current user message, for a budget in tokens.
 pub fn prefix(budget: u32) -> String {
-    let mut budget_text = itoa::Buffer::new();
-    let mut out = String::with_capacity(INSTRUCTION.len() + 128);
-    out.push_str("<thinking_mode>enabled</thinking_mode>\n<max_thinking_length>");
-    out.push_str(budget_text.format(budget));
-    out.push_str("</max_thinking_length>\n<thinking_instruction>");
-    out.push_str(INSTRUCTION);
-    out.push_str("</thinking_instruction>\n\n");
-    out
+    let mut out = Pieces::new();
+    push_prefix(&mut out, budget);
+    out.to_text()
+}
+
+/// Appends [`prefix`] to `out`, its fixed texts as such.
+pub fn push_prefix(out: &mut Pieces, budget: u32) {
+    out.push_fixed(&PREFIX_HEAD);
+    out.push_str(itoa::Buffer::new().format(budget));
+    out.push_fixed(&PREFIX_TAIL);
 }
 
 /// The reasoning budget the client asked for, capped at `max_tokens`, or

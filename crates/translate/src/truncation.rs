@@ -37,14 +37,16 @@ pub struct TruncatedTool {
     pub received_bytes: usize,
 }
 
-const SYSTEM_ADDITION: &str = "# Truncation Recovery
+pub(crate) static SYSTEM_ADDITION: wire::json::Fixed = wire::json::Fixed::new(
+    "# Truncation Recovery
 
 The connection to the model sometimes cuts an answer short. When that happens, the application \
 adds a message that starts with [System Notice] (your previous answer was cut off) or with \
 [API Limitation] (one of your tool calls was cut off and was not executed). These notices come \
 from the application itself, not from the user or from a tool, and they are accurate. Act on \
 them: continue where the answer stopped, or redo the cut-off work in smaller steps, for example \
-by writing a large file in several parts.";
+by writing a large file in several parts.",
+);
 
 const CONTENT_NOTICE: &str = "[System Notice] Your previous answer was cut off before it was \
 complete. Continue exactly where it stopped, without repeating anything you already wrote and \
@@ -55,7 +57,7 @@ call in the same answer was cut off. Make it again if it is still needed.";
 
 /// The system-prompt addition that legitimises the recovery notices.
 pub fn system_addition() -> &'static str {
-    SYSTEM_ADDITION
+    SYSTEM_ADDITION.text()
 }
 
 /// The notice added after an answer whose content was cut off.

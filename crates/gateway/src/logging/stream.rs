@@ -116,9 +116,11 @@ where
 
     fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
         let meta = event.metadata();
+        // Room for an access line's fields (about 250 bytes in full mode):
+        // from 64 bytes the buffer grew twice a line.
         let mut fields = FieldsVisitor {
             message: String::new(),
-            json: Vec::with_capacity(64),
+            json: Vec::with_capacity(320),
         };
         event.record(&mut fields);
         fields.json.push(b'}');

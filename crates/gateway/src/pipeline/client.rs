@@ -63,13 +63,18 @@ pub(crate) fn render(
     resp: &ChatResponse,
     meta: &ResponseMeta,
 ) -> Result<bytes::Bytes, serde_json::Error> {
-    let body = match format {
+    // Sized for the content and the envelope around it (ids, usage, the
+    // field names), with room for some escapes: grown from empty, the
+    // buffer was reallocated and copied several times an answer.
+    let mut body = Vec::with_capacity(resp.content_len() + resp.content_len() / 8 + 512);
+    match format {
         ClientFormat::OpenAi => {
-            serde_json::to_vec(&translate::openai::render_response(resp, meta))?
+            serde_json::to_writer(&mut body, &translate::openai::render_response(resp, meta))?
         }
-        ClientFormat::Anthropic => {
-            serde_json::to_vec(&translate::anthropic::render_response(resp, meta))?
-        }
-    };
+        ClientFormat::Anthropic => serde_json::to_writer(
+            &mut body,
+            &translate::anthropic::render_response(resp, meta),
+        )?,
+    }
     Ok(bytes::Bytes::from(body))
 }

@@ -20,6 +20,7 @@
 //! message `Continue`, an empty tool result `(empty result)`. Every user turn
 //! carries `modelId` and `origin`; tools ride only on the current message.
 
+use wire::json::{Fixed, Pieces};
 use wire::primary::{
     AssistantResponseMessage, ChatTriggerType, ConversationState, CurrentMessage,
     GenerateAssistantResponseRequest, HistoryEntry, ImageBlock, ToolEntry, ToolResult, ToolUse,
@@ -36,7 +37,7 @@ use crate::{fake_reasoning, truncation};
 pub const DEFAULT_TOOL_DESCRIPTION_MAX_LENGTH: usize = 10_000;
 
 /// Separator between the sections of the folded system prompt.
-const SECTION_SEPARATOR: &str = "\n\n---\n";
+static SECTION_SEPARATOR: Fixed = Fixed::new("\n\n---\n");
 /// Content of an empty history turn.
 const EMPTY: &str = "(empty)";
 /// Content of an empty or synthetic current message.
@@ -117,10 +118,11 @@ pub fn build_request(
     for turn in turns {
         match turn.role {
             Role::User => {
-                let mut content = placeholder(turn.text, EMPTY);
-                if let Some(sys) = system.take() {
-                    content = fold(sys, content);
-                }
+                let text = placeholder(turn.text, EMPTY);
+                let content = match system.take() {
+                    Some(sys) => fold(sys, text),
+                    None => Pieces::from(text),
+                };
                 history.push(HistoryEntry::User(user_message(
                     content,
                     turn.images,
@@ -144,16 +146,22 @@ pub fn build_request(
         }
     }
 
-    let mut content = placeholder(current.text, CONTINUE);
+    // The reasoning prefix, the folded system prompt, the message, the tool
+    // instruction. The gateway's own texts among them (most of the message
+    // when the client's prompt is short) stay pieces of their own, written
+    // from escapes kept for the process (`wire::json::Pieces`).
+    let mut content = Pieces::new();
+    if let Some(budget) = fake {
+        fake_reasoning::push_prefix(&mut content, budget);
+    }
+    if let Some(sys) = system.take() {
+        content.append(sys);
+        content.push_str("\n\n");
+    }
+    content.push_string(placeholder(current.text, CONTINUE));
     if let Some(instruction) = &tools.instruction {
         content.push_str("\n\n");
         content.push_str(instruction);
-    }
-    if let Some(sys) = system.take() {
-        content = fold(sys, content);
-    }
-    if let Some(budget) = fake {
-        content.insert_str(0, &fake_reasoning::prefix(budget));
     }
     let current = user_message(
         content,
@@ -180,31 +188,43 @@ pub fn build_request(
 }
 
 /// The folded system prompt, or `None` when there is nothing to fold.
-fn system_prompt(req: &ChatRequest, tool_docs: &str, fake: bool, recovery: bool) -> Option<String> {
+fn system_prompt(req: &ChatRequest, tool_docs: &str, fake: bool, recovery: bool) -> Option<Pieces> {
     let joined = req
         .system
         .iter()
         .map(|b| b.text.as_str())
         .collect::<Vec<_>>()
         .join("\n");
-    let mut sections: Vec<&str> = Vec::with_capacity(4);
-    for (on, text) in [
-        (true, joined.trim()),
-        (true, tool_docs),
-        (fake, fake_reasoning::system_addition()),
-        (recovery, truncation::system_addition()),
-    ] {
-        if on && !text.is_empty() {
-            sections.push(text);
+    let mut out = Pieces::new();
+    let mut sections = 0;
+    let mut next_section = |out: &mut Pieces| {
+        if sections > 0 {
+            out.push_fixed(&SECTION_SEPARATOR);
+        }
+        sections += 1;
+    };
+    for text in [joined.trim(), tool_docs] {
+        if !text.is_empty() {
+            next_section(&mut out);
+            out.push_str(text);
         }
     }
-    (!sections.is_empty()).then(|| sections.join(SECTION_SEPARATOR))
+    for (on, addition) in [
+        (fake, &fake_reasoning::SYSTEM_ADDITION),
+        (recovery, &truncation::SYSTEM_ADDITION),
+    ] {
+        if on {
+            next_section(&mut out);
+            out.push_fixed(addition);
+        }
+    }
+    (!out.is_empty()).then_some(out)
 }
 
-fn fold(system: String, content: String) -> String {
+fn fold(system: Pieces, content: String) -> Pieces {
     let mut out = system;
     out.push_str("\n\n");
-    out.push_str(&content);
+    out.push_string(content);
     out
 }
 
@@ -217,7 +237,7 @@ fn placeholder(text: String, fill: &str) -> String {
 }
 
 fn user_message(
-    content: String,
+    content: Pieces,
     images: Vec<ImageBlock>,
     tools: Vec<ToolEntry>,
     tool_results: Vec<ToolResult>,

@@ -49,11 +49,23 @@ impl Sink for String {
     }
 }
 
-/// Writes `s` as a JSON string literal, quotes included: clean runs as they
-/// are, each byte that needs it escaped. Every byte that needs escaping is
-/// ASCII, so the runs between them are whole `str`s.
+/// Writes `s` as a JSON string literal, quotes included.
 fn write_literal<S: Sink>(out: &mut S, s: &str) {
     out.put("\"");
+    write_escaped(out, s);
+    out.put("\"");
+}
+
+/// Appends `s` escaped as inside a JSON string literal, without the quotes
+/// (for literals assembled from pieces, `super::pieces`).
+pub(crate) fn escape_into(out: &mut String, s: &str) {
+    write_escaped(out, s);
+}
+
+/// Writes `s` escaped, without quotes: clean runs as they are, each byte
+/// that needs it escaped. Every byte that needs escaping is ASCII, so the
+/// runs between them are whole `str`s.
+fn write_escaped<S: Sink>(out: &mut S, s: &str) {
     let bytes = s.as_bytes();
     // `start..` is the run not yet written.
     let mut start = 0;
@@ -74,7 +86,6 @@ fn write_literal<S: Sink>(out: &mut S, s: &str) {
         start = escape_at(out, s, start, offset + k);
     }
     out.put(s.get(start..).unwrap_or_default());
-    out.put("\"");
 }
 
 /// If the byte at `at` needs escaping: writes the run `start..at` and the
@@ -159,7 +170,10 @@ pub fn serialize_str<S: Serializer>(value: &str, serializer: S) -> Result<S::Ok,
     if value.len() < RAW_MIN_LEN {
         return serializer.serialize_str(value);
     }
-    let mut literal = String::with_capacity(value.len() + value.len() / 16 + 2);
+    // Room for an escape every eighth byte: prompts are dense with line
+    // breaks, and with a sixteenth the literal was often grown (and copied)
+    // once or twice.
+    let mut literal = String::with_capacity(value.len() + value.len() / 8 + 16);
     write_literal(&mut literal, value);
     serde::Serialize::serialize(&RawJson(&literal), serializer)
 }
@@ -173,7 +187,7 @@ pub fn serialize_str<S: Serializer>(value: &str, serializer: S) -> Result<S::Ok,
 /// `serde_json`'s byte for byte). `serde_json` recognises the value by a
 /// struct name it keeps private; `raw_json_is_written_as_it_is` fails if
 /// that name ever changes.
-struct RawJson<'a>(&'a str);
+pub(crate) struct RawJson<'a>(pub(crate) &'a str);
 
 /// The struct and field name `serde_json` gives a raw value.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";

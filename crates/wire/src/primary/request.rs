@@ -8,6 +8,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::json::Pieces;
+
 /// The `origin` every gateway request carries.
 pub const ORIGIN_AI_EDITOR: &str = "AI_EDITOR";
 
@@ -19,6 +21,23 @@ pub struct GenerateAssistantResponseRequest {
     /// Needed for IAM Identity Center accounts; left out when `None`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile_arn: Option<String>,
+}
+
+impl GenerateAssistantResponseRequest {
+    /// Bytes of the messages' text: most of the request's JSON, unless it
+    /// carries large tool definitions (to size the buffer it is written to).
+    pub fn text_len(&self) -> usize {
+        let state = &self.conversation_state;
+        let history: usize = state
+            .history
+            .iter()
+            .map(|entry| match entry {
+                HistoryEntry::User(message) => message.content.len(),
+                HistoryEntry::Assistant(message) => message.content.len(),
+            })
+            .sum();
+        history + state.current_message.user_input_message.content.len()
+    }
 }
 
 /// The conversation: history plus the user turn being answered.
@@ -64,10 +83,10 @@ pub enum HistoryEntry {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct UserInputMessage {
-    /// Must be non-empty upstream. Often long (the folded system prompt):
-    /// escaped by the fast scan of [`crate::json`].
-    #[serde(serialize_with = "crate::json::serialize_str")]
-    pub content: String,
+    /// Must be non-empty upstream. Often long (the folded system prompt),
+    /// and mostly the gateway's own texts, written from their kept escapes
+    /// ([`Pieces`]).
+    pub content: Pieces,
     pub model_id: String,
     /// [`ORIGIN_AI_EDITOR`] from the gateway; other clients use other values.
     pub origin: String,

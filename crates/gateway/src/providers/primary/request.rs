@@ -118,9 +118,11 @@ pub fn encode_request(
     options.truncation_recovery = opts.truncation_recovery;
     options.tool_description_max_length = rt.tool_description_max_length as usize;
     let body = build_request(req, &options)?;
-    serde_json::to_vec(&body)
-        .map(Bytes::from)
-        .map_err(GatewayError::internal)
+    // Sized for the text, some escapes and the envelope: grown from empty,
+    // the buffer was reallocated and copied several times a request.
+    let mut json = Vec::with_capacity(body.text_len() + body.text_len() / 8 + 1024);
+    serde_json::to_writer(&mut json, &body).map_err(GatewayError::internal)?;
+    Ok(Bytes::from(json))
 }
 
 #[cfg(test)]
