@@ -78,15 +78,10 @@ impl ChatResponse {
     }
 }
 
-/// Room a new text or thinking part starts with, so that a usual answer's
-/// deltas fit without growing (and copying) the part by doubling.
+/// Room a new text or thinking part of a whole answer starts with
+/// ([`Collector::for_answer`]), so that a usual answer's deltas fit without
+/// growing (and copying) the part by doubling.
 const PART_ROOM: usize = 2048;
-
-/// The first delta of a part, with room for the ones to come.
-fn with_room(mut first: String) -> String {
-    first.reserve(PART_ROOM.saturating_sub(first.len()));
-    first
-}
 
 /// Builds a [`ChatResponse`] from events, in arrival order.
 #[derive(Debug, Default)]
@@ -95,11 +90,30 @@ pub struct Collector {
     /// Position in `response.content` of each tool call, by its `index`.
     tool_slots: Vec<(u32, usize)>,
     error: Option<StreamError>,
+    /// Room a new text or thinking part starts with.
+    part_room: usize,
 }
 
 impl Collector {
+    /// A collector whose parts grow as their deltas come (kept beside a
+    /// stream, as truncation recovery does, it holds no more than they).
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// A collector of a whole answer about to be rendered: its text and
+    /// reasoning parts start with room for a usual answer ([`PART_ROOM`]).
+    pub fn for_answer() -> Self {
+        Collector {
+            part_room: PART_ROOM,
+            ..Self::default()
+        }
+    }
+
+    /// The first delta of a part, with the room this collector gives.
+    fn with_room(&self, mut first: String) -> String {
+        first.reserve(self.part_room.saturating_sub(first.len()));
+        first
     }
 
     /// Fold one event in.
@@ -116,7 +130,7 @@ impl Collector {
             ChatEvent::TextDelta(delta) => match self.response.content.last_mut() {
                 Some(ContentPart::Text { text, .. }) => text.push_str(&delta),
                 _ => self.response.content.push(ContentPart::Text {
-                    text: with_room(delta),
+                    text: self.with_room(delta),
                     cache_control: None,
                 }),
             },
@@ -126,7 +140,7 @@ impl Collector {
                     signature: None,
                 }) => thinking.push_str(&delta),
                 _ => self.response.content.push(ContentPart::Thinking {
-                    thinking: with_room(delta),
+                    thinking: self.with_room(delta),
                     signature: None,
                 }),
             },

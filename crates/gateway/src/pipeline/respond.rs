@@ -114,7 +114,7 @@ pub(crate) async fn collect(reply: &Reply, answer: EventAnswer) -> Result<Respon
         first,
         mut rest,
     } = answer;
-    let mut collector = Collector::new();
+    let mut collector = Collector::for_answer();
     collector.push(ChatEvent::Usage(usage_hint));
     for ev in first {
         collector.push(ev);

@@ -239,7 +239,12 @@ async fn run(
 ) -> u64 {
     let mut batch = Batch {
         transactions: 0,
-        records: Vec::with_capacity(BATCH_ROWS),
+        // `records` and `incoming` (below) grow with the batches they hold
+        // and keep what they grew to. Reserved for a full batch up front
+        // (about 200 KB each), they cost a lightly loaded gateway some 4 MB
+        // of resident memory (the soak on SQLite: 35.7 MB, 28.3 MB grown on
+        // demand).
+        records: Vec::new(),
         rows: FastMap::default(),
         uses: KeyMap::default(),
         written: KeyMap::default(),
@@ -247,7 +252,7 @@ async fn run(
         settlements: Vec::new(),
         limiter,
     };
-    let mut incoming: Vec<Message> = Vec::with_capacity(BATCH_ROWS);
+    let mut incoming: Vec<Message> = Vec::new();
     // On SQLite, a connection of its own (see `UsageWriter`).
     let mut writer = store.usage().writer();
     let mut tick = tokio::time::interval(FLUSH_EVERY);
