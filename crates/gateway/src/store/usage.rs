@@ -77,17 +77,25 @@ pub struct UsageRecord {
 }
 
 impl UsageRecord {
-    /// Whether `other` may be merged into this row: it agrees on everything
-    /// the aggregates group or filter by (user, key, provider, model,
-    /// stream, status and the second it started).
+    /// What a row is merged by: everything the aggregates group or filter
+    /// by (the second it started, user, key, status, stream, provider,
+    /// model).
+    pub fn merge_key(&self) -> (i64, UserId, Option<ApiKeyId>, u16, bool, &str, &str) {
+        (
+            self.created_at,
+            self.user_id,
+            self.key_id,
+            self.status,
+            self.stream,
+            &self.provider,
+            &self.model,
+        )
+    }
+
+    /// Whether `other` may be merged into this row: the same
+    /// [`Self::merge_key`].
     pub fn same_row(&self, other: &UsageRecord) -> bool {
-        self.created_at == other.created_at
-            && self.user_id == other.user_id
-            && self.key_id == other.key_id
-            && self.status == other.status
-            && self.stream == other.stream
-            && self.model == other.model
-            && self.provider == other.provider
+        self.merge_key() == other.merge_key()
     }
 
     /// Merge `other` (a [`Self::same_row`]) into this row: its requests and

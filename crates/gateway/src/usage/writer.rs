@@ -102,15 +102,7 @@ impl Batch {
     /// Add `r` to the batch: merged into the row of an earlier record it
     /// agrees with ([`UsageRecord::same_row`]), or as a row of its own.
     fn add_record(&mut self, r: UsageRecord) {
-        let key = self.rows.hasher().hash_one((
-            r.created_at,
-            r.user_id,
-            r.key_id,
-            r.status,
-            r.stream,
-            r.provider.as_str(),
-            r.model.as_str(),
-        ));
+        let key = self.rows.hasher().hash_one(r.merge_key());
         match self.rows.entry(key) {
             Entry::Occupied(slot) => {
                 if let Some(row) = self.records.get_mut(*slot.get()) {

@@ -118,11 +118,7 @@ pub fn build_request(
     for turn in turns {
         match turn.role {
             Role::User => {
-                let text = placeholder(turn.text, EMPTY);
-                let content = match system.take() {
-                    Some(sys) => fold(sys, text),
-                    None => Pieces::from(text),
-                };
+                let content = with_system(&mut system, placeholder(turn.text, EMPTY));
                 history.push(HistoryEntry::User(user_message(
                     content,
                     turn.images,
@@ -154,11 +150,10 @@ pub fn build_request(
     if let Some(budget) = fake {
         fake_reasoning::push_prefix(&mut content, budget);
     }
-    if let Some(sys) = system.take() {
-        content.append(sys);
-        content.push_str("\n\n");
-    }
-    content.push_string(placeholder(current.text, CONTINUE));
+    content.append(with_system(
+        &mut system,
+        placeholder(current.text, CONTINUE),
+    ));
     if let Some(instruction) = &tools.instruction {
         content.push_str("\n\n");
         content.push_str(instruction);
@@ -221,11 +216,17 @@ fn system_prompt(req: &ChatRequest, tool_docs: &str, fake: bool, recovery: bool)
     (!out.is_empty()).then_some(out)
 }
 
-fn fold(system: Pieces, content: String) -> Pieces {
-    let mut out = system;
-    out.push_str("\n\n");
-    out.push_string(content);
-    out
+/// `content`, with the system prompt folded in before it if it is still
+/// to be placed (it goes into the first user turn only).
+fn with_system(system: &mut Option<Pieces>, content: String) -> Pieces {
+    match system.take() {
+        Some(mut out) => {
+            out.push_str("\n\n");
+            out.push_string(content);
+            out
+        }
+        None => Pieces::from(content),
+    }
 }
 
 fn placeholder(text: String, fill: &str) -> String {

@@ -170,11 +170,26 @@ pub fn serialize_str<S: Serializer>(value: &str, serializer: S) -> Result<S::Ok,
     if value.len() < RAW_MIN_LEN {
         return serializer.serialize_str(value);
     }
-    // Room for an escape every eighth byte: prompts are dense with line
-    // breaks, and with a sixteenth the literal was often grown (and copied)
-    // once or twice.
-    let mut literal = String::with_capacity(value.len() + value.len() / 8 + 16);
-    write_literal(&mut literal, value);
+    serialize_literal(serializer, value.len(), |literal| {
+        write_escaped(literal, value)
+    })
+}
+
+/// Serializes, as one JSON string, the text `write` escapes into the
+/// literal (about `len` bytes before escaping), handed to `serde_json` as it
+/// is ([`RawJson`]).
+pub(crate) fn serialize_literal<S: Serializer>(
+    serializer: S,
+    len: usize,
+    write: impl FnOnce(&mut String),
+) -> Result<S::Ok, S::Error> {
+    // Room for the quotes and an escape every eighth byte: prompts are
+    // dense with line breaks, and with a sixteenth the literal was often
+    // grown (and copied) once or twice.
+    let mut literal = String::with_capacity(len + len / 8 + 16);
+    literal.push('"');
+    write(&mut literal);
+    literal.push('"');
     serde::Serialize::serialize(&RawJson(&literal), serializer)
 }
 
@@ -187,7 +202,7 @@ pub fn serialize_str<S: Serializer>(value: &str, serializer: S) -> Result<S::Ok,
 /// `serde_json`'s byte for byte). `serde_json` recognises the value by a
 /// struct name it keeps private; `raw_json_is_written_as_it_is` fails if
 /// that name ever changes.
-pub(crate) struct RawJson<'a>(pub(crate) &'a str);
+struct RawJson<'a>(&'a str);
 
 /// The struct and field name `serde_json` gives a raw value.
 const RAW_VALUE_TOKEN: &str = "$serde_json::private::RawValue";

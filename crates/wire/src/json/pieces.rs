@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::escape::{escape_into, RawJson};
+use super::escape::{escape_into, serialize_literal};
 
 /// A text of the program's own, for [`Pieces::push_fixed`]: its JSON
 /// escaping is done at its first use and kept.
@@ -160,18 +160,14 @@ impl fmt::Debug for Pieces {
 
 impl Serialize for Pieces {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // Room for the quotes and an escape every eighth byte of the text
-        // (the fixed pieces come escaped already).
-        let mut literal = String::with_capacity(self.len + self.len / 8 + 16);
-        literal.push('"');
-        for piece in &self.pieces {
-            match piece {
-                Piece::Text(text) => escape_into(&mut literal, text),
-                Piece::Fixed(fixed) => literal.push_str(fixed.escaped()),
+        serialize_literal(serializer, self.len, |literal| {
+            for piece in &self.pieces {
+                match piece {
+                    Piece::Text(text) => escape_into(literal, text),
+                    Piece::Fixed(fixed) => literal.push_str(fixed.escaped()),
+                }
             }
-        }
-        literal.push('"');
-        RawJson(&literal).serialize(serializer)
+        })
     }
 }
 
