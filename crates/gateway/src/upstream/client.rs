@@ -1,5 +1,5 @@
-//! The hot path's HTTP client: hyper's pooled client driven directly, with
-//! rustls (HTTP/2 where the upstream offers it over TLS, by ALPN; HTTP/1.1
+//! The hot path's HTTP client: hyper's connections driven directly through
+//! a pool of our own ([`super::pool`]), with rustls (HTTP/2 where the upstream offers it over TLS, by ALPN; HTTP/1.1
 //! otherwise), `TCP_NODELAY`, TCP keep-alive, the configured connect timeout
 //! and idle pooled connections closed after 90 s.
 //!
@@ -34,10 +34,9 @@ use hyper::body::Incoming;
 use hyper_rustls::HttpsConnector;
 use hyper_util::client::legacy::connect::dns::GaiResolver;
 use hyper_util::client::legacy::connect::HttpConnector;
-use hyper_util::client::legacy::{Client, ResponseFuture};
 use hyper_util::client::proxy::matcher::Matcher;
-use hyper_util::rt::TokioExecutor;
 
+use super::pool::{Lease, Pool, PoolError};
 use super::proxy::{ProxyConfig, ProxyConfigError};
 use super::proxy_connector::ProxyConnector;
 use super::ssrf::GuardedResolver;
@@ -68,7 +67,7 @@ enum Inner {
     GuardedProxied(Pooled<ProxyConnector<GuardedResolver>>),
 }
 
-type Pooled<C> = Client<HttpsConnector<C>, Full<Bytes>>;
+type Pooled<C> = Pool<HttpsConnector<C>>;
 
 impl std::fmt::Debug for HttpClient {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -158,19 +157,19 @@ impl HttpClient {
         *request.method_mut() = method;
         *request.uri_mut() = url;
         *request.headers_mut() = headers;
-        let sent: ResponseFuture = match &self.inner {
-            Inner::System(client) => client.request(request),
-            Inner::Guarded(client) => client.request(request),
-            Inner::Proxied(client, matcher) => {
+        let sent = match &self.inner {
+            Inner::System(pool) => pool.send(request).await,
+            Inner::Guarded(pool) => pool.send(request).await,
+            Inner::Proxied(pool, matcher) => {
                 add_proxy_credentials(&mut request, matcher);
-                client.request(request)
+                pool.send(request).await
             }
-            Inner::GuardedProxied(client) => client.request(request),
+            Inner::GuardedProxied(pool) => pool.send(request).await,
         };
-        match sent.await {
+        match sent {
             // Only a proxy answers 407 (to a request it got in absolute
             // form): the upstream was not reached.
-            Ok(response)
+            Ok((response, _))
                 if matches!(self.inner, Inner::Proxied(..))
                     && response.status() == StatusCode::PROXY_AUTHENTICATION_REQUIRED =>
             {
@@ -182,12 +181,13 @@ impl HttpClient {
                     timeout: false,
                 })
             }
-            Ok(response) => {
+            Ok((response, lease)) => {
                 let (head, body) = response.into_parts();
                 Ok(Response {
                     status: head.status,
                     headers: head.headers,
                     body,
+                    lease,
                 })
             }
             Err(e) => Err(describe(&e)),
@@ -223,9 +223,7 @@ where
         .enable_http1()
         .enable_http2()
         .wrap_connector(connector);
-    Client::builder(TokioExecutor::new())
-        .pool_idle_timeout(POOL_IDLE_TIMEOUT)
-        .build(https)
+    Pool::new(https, POOL_IDLE_TIMEOUT)
 }
 
 /// An `http://` request the proxy gets in absolute form carries the proxy
@@ -244,11 +242,32 @@ fn add_proxy_credentials(request: &mut Request<Full<Bytes>>, matcher: &Matcher) 
 }
 
 /// A response whose head has arrived.
-#[derive(Debug)]
 pub struct Response {
     status: StatusCode,
     headers: HeaderMap,
     body: Incoming,
+    /// Its HTTP/1 connection, back to the pool once the body is read to
+    /// its end, or when the response is dropped.
+    lease: Option<Lease>,
+}
+
+impl std::fmt::Debug for Response {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Response")
+            .field("status", &self.status)
+            .field("headers", &self.headers)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Drop for Response {
+    /// The connection goes back to the pool even when its body was not
+    /// read to the end (the caller had what it needed, or gave up): hyper
+    /// then closes it, and the next request that finds it waits for it to
+    /// be either ready or closed ([`super::pool`]), as hyper-util's pool did.
+    fn drop(&mut self) {
+        self.give_back();
+    }
 }
 
 impl Response {
@@ -264,7 +283,10 @@ impl Response {
     pub async fn chunk(&mut self) -> Result<Option<Bytes>, hyper::Error> {
         loop {
             match self.body.frame().await {
-                None => return Ok(None),
+                None => {
+                    self.give_back();
+                    return Ok(None);
+                }
                 Some(Err(e)) => return Err(e),
                 Some(Ok(frame)) => {
                     if let Ok(data) = frame.into_data() {
@@ -274,6 +296,13 @@ impl Response {
                     }
                 }
             }
+        }
+    }
+
+    /// The connection goes back to the pool (the body has ended).
+    fn give_back(&mut self) {
+        if let Some(lease) = self.lease.take() {
+            lease.give_back();
         }
     }
 
@@ -299,14 +328,24 @@ pub enum BodyError {
     TooLarge(usize),
 }
 
-/// A client error as a short sentence (the innermost cause says most).
-fn describe(e: &hyper_util::client::legacy::Error) -> ClientError {
-    let connect = e.is_connect();
-    let mut detail = None;
+/// A pool error as a short sentence (the innermost cause says most).
+fn describe(e: &PoolError) -> ClientError {
+    let (connect, top): (bool, &(dyn std::error::Error + 'static)) = match e {
+        PoolError::Connect(e) => (true, e.as_ref()),
+        PoolError::Request(e) => (false, e),
+        PoolError::NoAuthority => {
+            return ClientError {
+                message: "request failed: the URL names no host".to_owned(),
+                connect: false,
+                timeout: false,
+            }
+        }
+    };
+    let mut detail = top.to_string();
     let mut timeout = false;
-    let mut source: Option<&dyn std::error::Error> = std::error::Error::source(e);
+    let mut source = Some(top);
     while let Some(s) = source {
-        detail = Some(s.to_string());
+        detail = s.to_string();
         timeout |= s
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::TimedOut);
@@ -318,10 +357,7 @@ fn describe(e: &hyper_util::client::legacy::Error) -> ClientError {
         "request failed"
     };
     ClientError {
-        message: match detail {
-            Some(d) => format!("{kind}: {d}"),
-            None => kind.to_owned(),
-        },
+        message: format!("{kind}: {detail}"),
         connect,
         timeout,
     }
@@ -329,7 +365,7 @@ fn describe(e: &hyper_util::client::legacy::Error) -> ClientError {
 
 #[cfg(test)]
 #[path = "client_tests.rs"]
-mod tests;
+pub(super) mod tests;
 
 #[cfg(test)]
 #[path = "client_proxy_tests.rs"]

@@ -15,7 +15,7 @@ use axum::Router;
 use super::*;
 
 /// A local upstream counting the TCP connections it accepted.
-pub(super) async fn upstream() -> (String, Arc<AtomicUsize>) {
+pub(in crate::upstream) async fn upstream() -> (String, Arc<AtomicUsize>) {
     let connections = Arc::new(AtomicUsize::new(0));
     let counted = connections.clone();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
@@ -161,4 +161,36 @@ async fn a_guarded_client_refuses_a_name_at_an_internal_address_unless_allowed()
     guard.set_allow_private(true);
     assert_eq!(get().await.unwrap().status(), StatusCode::OK);
     assert_eq!(connections.load(Ordering::SeqCst), 1);
+}
+
+#[tokio::test]
+async fn a_response_dropped_before_its_body_ended_does_not_trip_the_next_request() {
+    let (base, connections) = upstream().await;
+    let client = HttpClient::direct(Duration::from_secs(5));
+    let send = |path: &'static str| {
+        let client = client.clone();
+        let base = base.clone();
+        async move {
+            client
+                .send(
+                    Method::GET,
+                    uri(&base, path),
+                    HeaderMap::new(),
+                    Bytes::new(),
+                )
+                .await
+                .unwrap()
+        }
+    };
+    // Its first piece read, the rest left behind.
+    let mut partly_read = send("/stream").await;
+    assert!(partly_read.chunk().await.unwrap().is_some());
+    drop(partly_read);
+    for _ in 0..3 {
+        let resp = send("/big").await;
+        assert_eq!(resp.bytes(100_000).await.unwrap().len(), 10_000);
+    }
+    // Whether hyper closed the abandoned connection or had read its body
+    // to the end already, the three requests shared one.
+    assert!(connections.load(Ordering::SeqCst) <= 2);
 }

@@ -9,6 +9,7 @@
 
 pub mod client;
 pub mod http;
+mod pool;
 pub mod proxy;
 mod proxy_connector;
 pub mod reader;

@@ -9,7 +9,6 @@ pub mod fallback;
 pub mod listing;
 pub mod resolver;
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -19,6 +18,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use listing::ModelFetcher;
 
+use crate::cache::FastMap;
 use crate::error::GatewayError;
 use crate::upstream::http::UpstreamError;
 
@@ -58,15 +58,16 @@ pub enum CatalogSource {
 #[derive(Debug)]
 pub struct Catalog {
     models: Vec<ModelInfo>,
-    /// Lower-case id -> position in `models`.
-    index: HashMap<String, usize>,
+    /// Lower-case id -> position in `models` (looked up twice a request:
+    /// a fast hash, not SipHash).
+    index: FastMap<String, usize>,
     source: CatalogSource,
     loaded_at: SystemTime,
 }
 
 impl Catalog {
     pub fn new(models: Vec<ModelInfo>, source: CatalogSource) -> Self {
-        let mut index = HashMap::with_capacity(models.len());
+        let mut index = FastMap::with_capacity_and_hasher(models.len(), Default::default());
         for (i, m) in models.iter().enumerate() {
             index.entry(m.id.to_ascii_lowercase()).or_insert(i);
         }
