@@ -221,8 +221,12 @@ where
                         Ok(response) => return Ok((response, None)),
                         Err(mut e) => match e.take_message() {
                             // The shared connection closed before the
-                            // request went out.
-                            Some(unsent) if reused => request = unsent,
+                            // request went out: on a new one (dropping it
+                            // from the pool keeps this loop finite).
+                            Some(unsent) if reused => {
+                                self.shared.idle().http2.retain(|c| c.origin != origin);
+                                request = unsent;
+                            }
                             _ => return Err(PoolError::Request(e.into_error())),
                         },
                     }

@@ -35,6 +35,41 @@ async fn read_to_end(response: Response<Incoming>, lease: Option<Lease>) -> Byte
     body
 }
 
+/// `GET url` on `pool`, its body read to the end and its connection given back.
+async fn fetch<C>(pool: &Pool<C>, url: &str) -> Bytes
+where
+    C: tower::Service<Uri> + Clone + Send + Sync + 'static,
+    C::Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
+    C::Future: Send + 'static,
+    C::Error: Into<BoxError>,
+{
+    let (response, lease) = pool.send(get_request(url)).await.unwrap();
+    read_to_end(response, lease).await
+}
+
+/// Eight `POST /echo` at once on `pool`, each answered with its own body.
+async fn echo_concurrently<C>(pool: &Pool<C>, base: &str)
+where
+    C: tower::Service<Uri> + Clone + Send + Sync + 'static,
+    C::Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
+    C::Future: Send + 'static,
+    C::Error: Into<BoxError>,
+{
+    let sends = (0..8).map(|i| {
+        let request = Request::post(format!("{base}/echo"))
+            .body(Body::from(format!("body {i}")))
+            .unwrap();
+        async move {
+            let (response, lease) = pool.send(request).await.unwrap();
+            read_to_end(response, lease).await
+        }
+    });
+    let bodies = futures::future::join_all(sends).await;
+    for (i, body) in bodies.iter().enumerate() {
+        assert_eq!(body, format!("body {i}").as_bytes());
+    }
+}
+
 fn idle_http1(pool: &Pool<impl Clone>) -> usize {
     pool.shared.idle().http1.len()
 }
@@ -59,11 +94,7 @@ async fn a_connection_goes_back_only_when_its_body_was_read_to_the_end() {
         .unwrap();
     drop((response, lease));
     assert_eq!(idle_http1(&pool), 0);
-    let (response, lease) = pool
-        .send(get_request(&format!("{base}/big")))
-        .await
-        .unwrap();
-    assert_eq!(read_to_end(response, lease).await.len(), 10_000);
+    assert_eq!(fetch(&pool, &format!("{base}/big")).await.len(), 10_000);
     assert_eq!(connections.load(Ordering::SeqCst), 2);
 }
 
@@ -71,29 +102,12 @@ async fn a_connection_goes_back_only_when_its_body_was_read_to_the_end() {
 async fn concurrent_requests_get_connections_of_their_own_and_all_go_back() {
     let (base, connections) = upstream().await;
     let pool = pool(Duration::from_secs(90));
-    let sends = (0..8).map(|i| {
-        let pool = pool.clone();
-        let request = Request::post(format!("{base}/echo"))
-            .body(Body::from(format!("body {i}")))
-            .unwrap();
-        async move {
-            let (response, lease) = pool.send(request).await.unwrap();
-            read_to_end(response, lease).await
-        }
-    });
-    let bodies = futures::future::join_all(sends).await;
-    for (i, body) in bodies.iter().enumerate() {
-        assert_eq!(body, format!("body {i}").as_bytes());
-    }
+    echo_concurrently(&pool, &base).await;
     let opened = connections.load(Ordering::SeqCst);
     assert_eq!(idle_http1(&pool), opened);
     // Sequential requests now find one waiting.
     for _ in 0..3 {
-        let (response, lease) = pool
-            .send(get_request(&format!("{base}/big")))
-            .await
-            .unwrap();
-        read_to_end(response, lease).await;
+        fetch(&pool, &format!("{base}/big")).await;
     }
     assert_eq!(connections.load(Ordering::SeqCst), opened);
 }
@@ -130,8 +144,7 @@ async fn a_kept_alive_connection_the_upstream_closed_is_not_used_again() {
     let (base, mut heads) = closing_upstream().await;
     let pool = pool(Duration::from_secs(90));
     for _ in 0..3 {
-        let (response, lease) = pool.send(get_request(&format!("{base}/x"))).await.unwrap();
-        assert_eq!(read_to_end(response, lease).await, "ok");
+        assert_eq!(fetch(&pool, &format!("{base}/x")).await, "ok");
         // The connection notices the close while idle.
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -178,22 +191,14 @@ fn the_host_header_leaves_out_the_schemes_default_port() {
 async fn connections_idle_past_the_timeout_are_dropped() {
     let (base, connections) = upstream().await;
     let pool = pool(Duration::from_millis(200));
-    let (response, lease) = pool
-        .send(get_request(&format!("{base}/big")))
-        .await
-        .unwrap();
-    read_to_end(response, lease).await;
+    fetch(&pool, &format!("{base}/big")).await;
     assert_eq!(idle_http1(&pool), 1);
     // The reaper runs every quarter of the timeout.
     tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(idle_http1(&pool), 0);
     assert!(!pool.shared.idle().reaper_running, "nothing left to reap");
 
-    let (response, lease) = pool
-        .send(get_request(&format!("{base}/big")))
-        .await
-        .unwrap();
-    read_to_end(response, lease).await;
+    fetch(&pool, &format!("{base}/big")).await;
     assert_eq!(connections.load(Ordering::SeqCst), 2);
 }
 
@@ -280,19 +285,6 @@ async fn an_http2_connection_is_shared_by_every_request_to_its_origin() {
     assert!(lease.is_none(), "an HTTP/2 connection is never lent");
     assert_eq!(read_to_end(response, lease).await, "HTTP/2.0");
 
-    let sends = (0..8).map(|i| {
-        let request = Request::post(format!("{base}/echo"))
-            .body(Body::from(format!("body {i}")))
-            .unwrap();
-        let pool = pool.clone();
-        async move {
-            let (response, lease) = pool.send(request).await.unwrap();
-            read_to_end(response, lease).await
-        }
-    });
-    let bodies = futures::future::join_all(sends).await;
-    for (i, body) in bodies.iter().enumerate() {
-        assert_eq!(body, format!("body {i}").as_bytes());
-    }
+    echo_concurrently(&pool, &base).await;
     assert_eq!(connections.load(Ordering::SeqCst), 1);
 }
