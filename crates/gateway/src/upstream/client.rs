@@ -36,7 +36,7 @@ use hyper_util::client::legacy::connect::dns::GaiResolver;
 use hyper_util::client::legacy::connect::HttpConnector;
 use hyper_util::client::proxy::matcher::Matcher;
 
-use super::pool::{Lease, Pool, PoolError};
+use super::pool::{Connect, Lease, Pool, PoolError};
 use super::proxy::{ProxyConfig, ProxyConfigError};
 use super::proxy_connector::ProxyConnector;
 use super::ssrf::GuardedResolver;
@@ -205,18 +205,7 @@ fn dressed<R>(mut http: HttpConnector<R>, connect_timeout: Duration) -> HttpConn
 }
 
 /// The pooled client over `connector`, with TLS as the module doc says.
-fn pooled<C>(connector: C) -> Pooled<C>
-where
-    C: tower::Service<Uri> + Clone + Send + Sync + 'static,
-    C::Response: hyper_util::client::legacy::connect::Connection
-        + hyper::rt::Read
-        + hyper::rt::Write
-        + Send
-        + Unpin
-        + 'static,
-    C::Future: Send + 'static,
-    C::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
-{
+fn pooled<C: Connect>(connector: C) -> Pooled<C> {
     let https = hyper_rustls::HttpsConnectorBuilder::new()
         .with_webpki_roots()
         .https_or_http()

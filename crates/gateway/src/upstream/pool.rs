@@ -31,7 +31,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
 use axum::http::header::HOST;
-use axum::http::uri::{Authority, Scheme};
+use axum::http::uri::{Authority, PathAndQuery, Scheme};
 use axum::http::{HeaderValue, Request, Response, Uri};
 use bytes::Bytes;
 use http_body_util::Full;
@@ -44,6 +44,36 @@ use hyper_util::rt::TokioExecutor;
 pub(super) type Body = Full<Bytes>;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
+/// What the pool connects with: a `tower::Service<Uri>` whose connections
+/// hyper can drive and that tell whether TLS negotiated HTTP/2. Named once
+/// here; the blanket impl covers every such connector (the plain and proxy
+/// connectors, and the TLS connector over either).
+pub(super) trait Connect:
+    tower::Service<
+        Uri,
+        Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
+        Future: Send + 'static,
+        Error: Into<BoxError>,
+    > + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<C> Connect for C where
+    C: tower::Service<
+            Uri,
+            Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
+            Future: Send + 'static,
+            Error: Into<BoxError>,
+        > + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
 
 /// Where a connection goes: the scheme and authority of a request's URL.
 #[derive(Clone, PartialEq, Eq)]
@@ -71,6 +101,27 @@ impl Origin {
             .authority(self.authority.clone())
             .path_and_query("/")
             .build()
+    }
+
+    /// Turn `uri` back into absolute form after [`prepare_http1`] made it
+    /// origin form (for a request sent again on another connection).
+    fn make_absolute(&self, uri: &mut Uri) {
+        if uri.scheme().is_some() {
+            return;
+        }
+        let mut parts = std::mem::take(uri).into_parts();
+        parts.scheme = Some(if self.https {
+            Scheme::HTTPS
+        } else {
+            Scheme::HTTP
+        });
+        parts.authority = Some(self.authority.clone());
+        if parts.path_and_query.is_none() {
+            parts.path_and_query = Some(PathAndQuery::from_static("/"));
+        }
+        if let Ok(absolute) = Uri::from_parts(parts) {
+            *uri = absolute;
+        }
     }
 
     /// The `Host` header of an HTTP/1 request: the host, and the port when
@@ -182,13 +233,7 @@ impl Lease {
     }
 }
 
-impl<C> Pool<C>
-where
-    C: tower::Service<Uri> + Clone + Send + Sync + 'static,
-    C::Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
-    C::Future: Send + 'static,
-    C::Error: Into<BoxError>,
-{
+impl<C: Connect> Pool<C> {
     pub(super) fn new(connector: C, idle_timeout: Duration) -> Self {
         Pool {
             connector,
@@ -206,7 +251,6 @@ where
         mut request: Request<Body>,
     ) -> Result<(Response<Incoming>, Option<Lease>), PoolError> {
         let origin = Origin::of(request.uri()).ok_or(PoolError::NoAuthority)?;
-        let absolute = request.uri().clone();
         loop {
             let conn = match self.take_idle(&origin) {
                 Some(conn) => conn,
@@ -253,7 +297,7 @@ where
                             // connection the server had closed. Again,
                             // on another one.
                             Some(mut unsent) if reused => {
-                                *unsent.uri_mut() = absolute.clone();
+                                origin.make_absolute(unsent.uri_mut());
                                 request = unsent;
                             }
                             _ => return Err(PoolError::Request(e.into_error())),

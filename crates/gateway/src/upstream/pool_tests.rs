@@ -36,25 +36,13 @@ async fn read_to_end(response: Response<Incoming>, lease: Option<Lease>) -> Byte
 }
 
 /// `GET url` on `pool`, its body read to the end and its connection given back.
-async fn fetch<C>(pool: &Pool<C>, url: &str) -> Bytes
-where
-    C: tower::Service<Uri> + Clone + Send + Sync + 'static,
-    C::Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
-    C::Future: Send + 'static,
-    C::Error: Into<BoxError>,
-{
+async fn fetch<C: Connect>(pool: &Pool<C>, url: &str) -> Bytes {
     let (response, lease) = pool.send(get_request(url)).await.unwrap();
     read_to_end(response, lease).await
 }
 
 /// Eight `POST /echo` at once on `pool`, each answered with its own body.
-async fn echo_concurrently<C>(pool: &Pool<C>, base: &str)
-where
-    C: tower::Service<Uri> + Clone + Send + Sync + 'static,
-    C::Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
-    C::Future: Send + 'static,
-    C::Error: Into<BoxError>,
-{
+async fn echo_concurrently<C: Connect>(pool: &Pool<C>, base: &str) {
     let sends = (0..8).map(|i| {
         let request = Request::post(format!("{base}/echo"))
             .body(Body::from(format!("body {i}")))
@@ -185,6 +173,28 @@ fn the_host_header_leaves_out_the_schemes_default_port() {
     assert_eq!(host("https://example.com/x"), "example.com");
     assert_eq!(host("https://example.com:8443/x"), "example.com:8443");
     assert_eq!(host("http://10.0.0.1:9600/x"), "10.0.0.1:9600");
+}
+
+#[test]
+fn a_request_sent_again_gets_its_absolute_url_back() {
+    // From the origin form `prepare_http1` left, for the connection that
+    // sends it again.
+    let again = |origin: &str, target: &str| {
+        let origin = Origin::of(&origin.parse().unwrap()).unwrap();
+        let mut uri: Uri = target.parse().unwrap();
+        origin.make_absolute(&mut uri);
+        uri.to_string()
+    };
+    assert_eq!(
+        again("https://example.com:8443", "/v1/chat?stream=1"),
+        "https://example.com:8443/v1/chat?stream=1"
+    );
+    assert_eq!(again("http://10.0.0.1:9600", "/"), "http://10.0.0.1:9600/");
+    // Absolute form (to an HTTP proxy) stays as it is.
+    assert_eq!(
+        again("http://10.0.0.1:9600", "http://other.example/x"),
+        "http://other.example/x"
+    );
 }
 
 #[tokio::test]
