@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # are peers (an arrow between them is neither up nor down).
 LAYERS = {
     "gateway": [
-        ["error", "config", "crypto", "ids", "logging", "body", "telemetry", "cache"],
+        ["error", "config", "crypto", "ids", "logging", "body", "telemetry", "cache", "code_pages"],
         ["store", "upstream"],
         ["auth", "usage", "sso", "limits", "guardrails"],
         ["turn"],

@@ -1,7 +1,7 @@
 //! The gateway service. Its rooms, lowest first (an import points only
 //! down this list, `docs/architecture.md` draws the map):
 //!
-//! - leaves: [`error`], [`config`], [`crypto`], [`ids`], [`logging`], [`body`],
+//! - leaves: [`error`], [`config`], [`code_pages`], [`crypto`], [`ids`], [`logging`], [`body`],
 //!   [`telemetry`] (the metrics registry), [`cache`] (the per-request caches' map);
 //! - [`store`] (SQLite or PostgreSQL), [`upstream`] (the HTTP client, retries,
 //!   the one body reader);
@@ -27,6 +27,7 @@ pub mod auth;
 pub(crate) mod body;
 pub(crate) mod cache;
 pub mod cli;
+pub(crate) mod code_pages;
 pub mod config;
 pub(crate) mod console;
 pub mod crypto;
@@ -237,6 +238,11 @@ pub async fn serve(
         version = routes::health::VERSION,
         "listening on http://{addr}"
     );
+    // Start-up is over: its code pages may leave the RSS.
+    match code_pages::release_startup_code() {
+        Ok(kb) => tracing::debug!(kb, "start-up code pages given back"),
+        Err(e) => tracing::debug!("start-up code pages kept: {e}"),
+    }
 
     let server = server::listen::serve(listener, front_door, limits, stop.clone());
     tokio::pin!(server);
