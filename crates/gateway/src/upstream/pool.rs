@@ -92,6 +92,11 @@ impl Origin {
 
     /// The URI the connector is called with.
     fn uri(&self) -> Result<Uri, axum::http::Error> {
+        self.with_path(PathAndQuery::from_static("/"))
+    }
+
+    /// The absolute URI of `path` at this origin.
+    fn with_path(&self, path: PathAndQuery) -> Result<Uri, axum::http::Error> {
         Uri::builder()
             .scheme(if self.https {
                 Scheme::HTTPS
@@ -99,7 +104,7 @@ impl Origin {
                 Scheme::HTTP
             })
             .authority(self.authority.clone())
-            .path_and_query("/")
+            .path_and_query(path)
             .build()
     }
 
@@ -109,17 +114,13 @@ impl Origin {
         if uri.scheme().is_some() {
             return;
         }
-        let mut parts = std::mem::take(uri).into_parts();
-        parts.scheme = Some(if self.https {
-            Scheme::HTTPS
-        } else {
-            Scheme::HTTP
-        });
-        parts.authority = Some(self.authority.clone());
-        if parts.path_and_query.is_none() {
-            parts.path_and_query = Some(PathAndQuery::from_static("/"));
-        }
-        if let Ok(absolute) = Uri::from_parts(parts) {
+        let path = uri
+            .path_and_query()
+            .cloned()
+            .unwrap_or_else(|| PathAndQuery::from_static("/"));
+        // It cannot fail (its parts come from a valid URI); if it did, the
+        // request would keep its origin form.
+        if let Ok(absolute) = self.with_path(path) {
             *uri = absolute;
         }
     }
