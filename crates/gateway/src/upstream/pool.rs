@@ -45,17 +45,21 @@ pub(super) type Body = Full<Bytes>;
 
 type BoxError = Box<dyn std::error::Error + Send + Sync>;
 
-/// What the pool connects with: a `tower::Service<Uri>` whose connections
-/// hyper can drive and that tell whether TLS negotiated HTTP/2. Named once
-/// here; the blanket impl covers every such connector (the plain and proxy
+/// A connection hyper can drive, that tells whether TLS negotiated HTTP/2.
+pub(super) trait Io:
+    Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static
+{
+}
+
+impl<T: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static> Io for T {}
+
+/// What the pool connects with: a `tower::Service<Uri>` making [`Io`]
+/// connections. Named once here for the pool, its tests and the client; the
+/// blanket impl covers every such connector (the plain and proxy
 /// connectors, and the TLS connector over either).
 pub(super) trait Connect:
-    tower::Service<
-        Uri,
-        Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
-        Future: Send + 'static,
-        Error: Into<BoxError>,
-    > + Clone
+    tower::Service<Uri, Response: Io, Future: Send + 'static, Error: Into<BoxError>>
+    + Clone
     + Send
     + Sync
     + 'static
@@ -63,12 +67,8 @@ pub(super) trait Connect:
 }
 
 impl<C> Connect for C where
-    C: tower::Service<
-            Uri,
-            Response: Connection + hyper::rt::Read + hyper::rt::Write + Send + Unpin + 'static,
-            Future: Send + 'static,
-            Error: Into<BoxError>,
-        > + Clone
+    C: tower::Service<Uri, Response: Io, Future: Send + 'static, Error: Into<BoxError>>
+        + Clone
         + Send
         + Sync
         + 'static
