@@ -22,15 +22,39 @@ pub(crate) fn parse_json<T: DeserializeOwned>(
             "request body is empty: a JSON object is required",
         ));
     }
-    let mut de = serde_json::Deserializer::from_slice(body);
-    match T::deserialize(&mut de) {
-        Ok(value) => {
-            de.end()
-                .map_err(|err| GatewayError::validation(format!("malformed JSON: {err}")))?;
-            Ok(value)
+    // Valid UTF-8 (every real body) is checked once here, so the reader
+    // need not check each string again; anything else goes to the byte
+    // reader, which reports exactly as before.
+    let parsed = match std::str::from_utf8(body) {
+        Ok(text) => read_whole(serde_json::Deserializer::from_str(text)),
+        Err(_) => read_whole(serde_json::Deserializer::from_slice(body)),
+    };
+    match parsed {
+        Ok(value) => Ok(value),
+        Err(Unread::Trailing(err)) => {
+            Err(GatewayError::validation(format!("malformed JSON: {err}")))
         }
-        Err(_) => Err(describe_failure::<T>(body)),
+        Err(Unread::NotA) => Err(describe_failure::<T>(body)),
     }
+}
+
+/// Why [`read_whole`] read no value.
+enum Unread {
+    /// The value did not parse as the type (described with its path).
+    NotA,
+    /// A value parsed, but something other than whitespace follows it.
+    Trailing(serde_json::Error),
+}
+
+/// One value of type `T` and nothing after it.
+fn read_whole<'de, R, T>(mut de: serde_json::Deserializer<R>) -> Result<T, Unread>
+where
+    R: serde_json::de::Read<'de>,
+    T: DeserializeOwned,
+{
+    let value = T::deserialize(&mut de).map_err(|_| Unread::NotA)?;
+    de.end().map_err(Unread::Trailing)?;
+    Ok(value)
 }
 
 /// What is wrong with a body that does not parse as `T`, with its path.
@@ -134,6 +158,31 @@ mod tests {
             br#"{"model":"m","messages":[]} x"#,
         ));
         assert!(m.starts_with("malformed JSON"), "{m}");
+    }
+
+    #[test]
+    fn a_body_that_is_not_utf8_is_read_as_bytes_with_the_same_answers() {
+        // A string that is not UTF-8: the byte reader's error, as before.
+        let m = message(parse_json(
+            &json_headers(),
+            b"{\"model\":\"m\xff\",\"messages\":[]}",
+        ));
+        assert!(
+            m.starts_with("malformed JSON: invalid unicode code point"),
+            "{m}"
+        );
+        // Non-UTF-8 bytes after a whole value: trailing characters.
+        let m = message(parse_json(
+            &json_headers(),
+            b"{\"model\":\"m\",\"messages\":[]} \xff",
+        ));
+        assert!(m.starts_with("malformed JSON: trailing characters"), "{m}");
+        // And a valid one parses.
+        let ok: Result<Body, _> = parse_json(
+            &json_headers(),
+            "{\"model\":\"m\u{e9}\",\"messages\":[{\"role\":1}]}".as_bytes(),
+        );
+        assert!(ok.is_ok(), "{ok:?}");
     }
 
     #[test]
