@@ -1,7 +1,8 @@
 //! The hot path's HTTP client: hyper's connections driven directly through
-//! a pool of our own ([`super::pool`]), with rustls (HTTP/2 where the upstream offers it over TLS, by ALPN; HTTP/1.1
-//! otherwise), `TCP_NODELAY`, TCP keep-alive, the configured connect timeout
-//! and idle pooled connections closed after 90 s.
+//! a pool of our own ([`super::pool`]), with rustls (HTTP/2 where the
+//! upstream offers it over TLS, by ALPN; HTTP/1.1 otherwise), `TCP_NODELAY`,
+//! TCP keep-alive, the configured connect timeout and idle pooled
+//! connections closed after 90 s.
 //!
 //! Why not reqwest here: reqwest parses every request's URL again in its
 //! redirect layer and once more for the response, and clones the request
@@ -330,7 +331,8 @@ fn describe(e: &PoolError) -> ClientError {
             }
         }
     };
-    let mut detail = top.to_string();
+    // The loop starts at `top`, so `detail` is set at least once.
+    let mut detail = String::new();
     let mut timeout = false;
     let mut source = Some(top);
     while let Some(s) = source {

@@ -188,18 +188,10 @@ pub(super) enum PoolError {
 }
 
 /// The pool over `connector` (a `tower::Service<Uri>` making connections).
+#[derive(Clone)]
 pub(super) struct Pool<C> {
     connector: C,
     shared: Arc<Shared>,
-}
-
-impl<C: Clone> Clone for Pool<C> {
-    fn clone(&self) -> Self {
-        Pool {
-            connector: self.connector.clone(),
-            shared: self.shared.clone(),
-        }
-    }
 }
 
 /// A checked-out connection.
