@@ -45,13 +45,15 @@ class Callgrind:
 
     load, relay = "sim", "relay"
 
-    def __init__(self, out_file):
+    def __init__(self, out_file, options=()):
         self.out_file = out_file
+        self.options = list(options)
 
     def wrap(self, cmd, core):
         if core != self.relay:
             return list(cmd)
-        return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_file}", *cmd]
+        return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_file}",
+                *self.options, *cmd]
 
 
 def send(base, spec, n):
@@ -124,14 +126,20 @@ def total(out_file):
     return program - calibration
 
 
-def count(args, rundir, sim_base, oidc_base, scenario, n):
+def run(args, rundir, sim_base, oidc_base, scenario, n, callgrind_options=(),
+        after_start_only=False):
+    """Serves `n` requests of `scenario` with the gateway under callgrind;
+    returns the output file's path. With `after_start_only`, callgrind
+    counts nothing until the gateway answers its health check."""
     spec = scenario.gateway
     out_file = os.path.join(rundir, f"callgrind.{n}")
+    options = [*callgrind_options, *(["--instr-atstart=no"] if after_start_only else [])]
+    callgrind = Callgrind(out_file, options)
     if args.full:
         # A fresh store each time: both counts do the same set-up.
         shutil.rmtree(os.path.join(rundir, "gateway-full-data"), ignore_errors=True)
         gw, base, key = fullmode.start(os.path.join(args.bin_dir, "gateway"),
-                                       Callgrind(out_file), rundir, sim_base, oidc_base,
+                                       callgrind, rundir, sim_base, oidc_base,
                                        (sim_base + "/custom/v1", bench.custom_key()),
                                        redis_url=args.limited,
                                        key_rules=LIMITED_KEY if args.limited else None,
@@ -140,13 +148,30 @@ def count(args, rundir, sim_base, oidc_base, scenario, n):
         kind, path, body, expect = spec
         spec = (kind.replace("gateway_", "full_"), path, body, expect)
     else:
-        gw, base = bench.start_gateway(args, Callgrind(out_file), rundir, sim_base,
+        gw, base = bench.start_gateway(args, callgrind, rundir, sim_base,
                                        oidc_base, "/custom/v1", scenario.gateway_env)
     try:
+        if after_start_only:
+            subprocess.run(["callgrind_control", "--instr=on", str(gw.pid)],
+                           capture_output=True, check=True)
         send(base, spec, n)
     finally:
         gw.stop(grace=60)
-    return total(out_file)
+    return out_file
+
+
+def count(args, rundir, sim_base, oidc_base, scenario, n):
+    """The instructions of serving `n` requests of `scenario` ([`total`])."""
+    return total(run(args, rundir, sim_base, oidc_base, scenario, n))
+
+
+def scenario_table():
+    """({name: scenario} of every scenario counted here, the names that
+    run in proxy mode only): full mode sets up a user's `primary` and
+    `custom` accounts only."""
+    known = {s.name: s for s in scenarios.primary_scenarios()
+             + scenarios.custom_scenarios("/custom/v1") + scenarios.vendor_scenarios()}
+    return known, {s.name for s in scenarios.vendor_scenarios()}
 
 
 def keep(rundir, to, name):
@@ -175,10 +200,7 @@ def main():
                          "(harness.components; the callgrind files go to --keep DIR if given)")
     ap.add_argument("scenarios", nargs="*", help="scenario names (default: all)")
     args = ap.parse_args()
-    known = {s.name: s for s in scenarios.primary_scenarios()
-             + scenarios.custom_scenarios("/custom/v1") + scenarios.vendor_scenarios()}
-    # Full mode sets up a user's `primary` and `custom` accounts only.
-    proxy_only = {s.name for s in scenarios.vendor_scenarios()}
+    known, proxy_only = scenario_table()
     names = args.scenarios or [n for n in known if not (args.full and n in proxy_only)]
     unknown = [n for n in names if n not in known]
     if unknown:
