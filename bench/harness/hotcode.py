@@ -12,7 +12,8 @@ check: the requests, the connections' set-up, the background tasks (what
 the start-up code's release, `gateway::code_pages`, leaves to fault back
 in). The list holds each function once: what proxy mode ran, then what
 full deployment adds, each part costliest (its instructions added over the
-runs) first. `crates/gateway/build.rs` turns the list into a linker script
+runs) first (background work follows the clock, so two runs differ by a
+few rarely run functions). `crates/gateway/build.rs` turns the list into a linker script
 that puts those functions first, in that order: the code serving runs then
 sits on one stretch of about 2 MB (3 MB with full deployment's) instead of
 being spread over the whole executable, so it touches, and keeps resident,
@@ -40,11 +41,8 @@ import tempfile
 import types
 
 from . import __main__ as bench
-from . import instructions, procs
+from . import components, instructions, procs
 
-# One line of `callgrind_annotate --inclusive=no`: self cost, then
-# `file:symbol [object]`.
-LINE = re.compile(r"^\s*([\d,]+)\s+(.*?) \[([^\[\]]*)\]$")
 # callgrind's mark of a recursive call's level (`symbol'2`).
 RECURSION = re.compile(r"'\d+$")
 # The hash that ends a Rust symbol in the legacy mangling (`...17h<16 hex>E`).
@@ -75,11 +73,12 @@ def self_costs(out_file, executable):
                           capture_output=True, text=True, check=True).stdout
     costs = {}
     for line in text.splitlines():
-        m = LINE.match(line)
-        if not m or os.path.basename(m.group(3)) != executable:
+        m = components.LINE.match(line)
+        obj = m and components.OBJECT.search(m.group(3))
+        if not obj or os.path.basename(obj.group(0).strip(" []")) != executable:
             continue
-        where = m.group(2)
-        symbol = RECURSION.sub("", where.split(":", 1)[1] if ":" in where else where)
+        function, _source = components.function_of(m.group(3))
+        symbol = RECURSION.sub("", function)
         if symbol.startswith("0x"):  # no symbol: nothing to name to the linker
             continue
         costs[symbol] = costs.get(symbol, 0) + int(m.group(1).replace(",", ""))
