@@ -5,12 +5,13 @@
 #
 #   bench/hot-code.sh            regenerate crates/gateway/hot-code.txt
 #   bench/hot-code.sh --check    how many of its functions the release
-#                                gateway has (fails below 80 %)
+#                                gateway lays out in .text.hot (fails
+#                                below 80 %)
 #
 # Regenerating runs the release gateway under callgrind over every scenario
 # of bench/instructions.sh, in proxy mode and in full deployment, 1,200
-# requests each, counting from the moment it answers its health check (about
-# three minutes), and lists what ran, costliest first. Needs valgrind
+# requests each on 64 connections, counting from the moment it answers its
+# health check (about two minutes), and lists what ran, costliest first. Needs valgrind
 # (installed from Debian's packages if missing) and the release binaries
 # (built if missing, as scripts/e2e builds them; CARGO_TARGET_DIR as
 # scripts/test). The list is read at link time: rebuild the release binary

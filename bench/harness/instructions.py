@@ -56,8 +56,8 @@ class Callgrind:
                 *self.options, *cmd]
 
 
-def send(base, spec, n):
-    """`n` requests of `spec` on CONNECTIONS kept-alive connections; every
+def send(base, spec, n, connections=CONNECTIONS):
+    """`n` requests of `spec` on `connections` kept-alive connections; every
     answer must be 200."""
     kind, path, body, _expect = spec
     headers = bench.headers(kind)
@@ -77,7 +77,7 @@ def send(base, spec, n):
             if answer.status != 200:
                 bad.append(answer.status)
 
-    threads = [threading.Thread(target=worker) for _ in range(CONNECTIONS)]
+    threads = [threading.Thread(target=worker) for _ in range(connections)]
     for t in threads:
         t.start()
     for t in threads:
@@ -127,10 +127,11 @@ def total(out_file):
 
 
 def run(args, rundir, sim_base, oidc_base, scenario, n, callgrind_options=(),
-        after_start_only=False):
-    """Serves `n` requests of `scenario` with the gateway under callgrind;
-    returns the output file's path. With `after_start_only`, callgrind
-    counts nothing until the gateway answers its health check."""
+        after_start_only=False, connections=CONNECTIONS):
+    """Serves `n` requests of `scenario` on `connections` connections with
+    the gateway under callgrind; returns the output file's path. With
+    `after_start_only`, callgrind counts nothing until the gateway answers
+    its health check."""
     spec = scenario.gateway
     out_file = os.path.join(rundir, f"callgrind.{n}")
     options = [*callgrind_options, *(["--instr-atstart=no"] if after_start_only else [])]
@@ -154,7 +155,7 @@ def run(args, rundir, sim_base, oidc_base, scenario, n, callgrind_options=(),
         if after_start_only:
             subprocess.run(["callgrind_control", "--instr=on", str(gw.pid)],
                            capture_output=True, check=True)
-        send(base, spec, n)
+        send(base, spec, n, connections)
     finally:
         gw.stop(grace=60)
     return out_file

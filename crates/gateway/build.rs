@@ -173,8 +173,13 @@ fn hot_code(manifest: &Path, out: &Path) {
         if entry.is_empty() || entry.starts_with('#') {
             continue;
         }
+        // A function LLVM takes for cold (`#[cold]`, as the standard
+        // library's growth paths are) sits in `.text.unlikely.<symbol>`.
         let any_hash = if entry.ends_with("17h") { "*" } else { "" };
-        let _ = writeln!(script, "    *(.text.{entry}{any_hash})");
+        let _ = writeln!(
+            script,
+            "    *(.text.{entry}{any_hash} .text.unlikely.{entry}{any_hash})"
+        );
     }
     script.push_str("  }\n} INSERT BEFORE .text;\n");
     let path = out.join("hot-code.ld");

@@ -1,21 +1,41 @@
-//! The executable's start-up code pages, given back once the gateway serves.
+//! The code pages no request runs, given back: at the end of start-up, once
+//! its first background round and first requests are over, and now and then
+//! after that.
 //!
 //! Most of an idle gateway's resident memory is not its own data but the
-//! pages of its executable that start-up touched: argument and configuration
-//! parsing, TLS roots, the router, the store's migrations. The kernel maps
-//! file pages in windows of 64 KB around each page a fault touches, so a
-//! start-up that runs code spread over the whole `.text` leaves some 9 MB of
-//! code mapped that no request runs again (docs/benchmarks.md, "Round
-//! eleven"). [`release_startup_code`] drops the page-table entries of the
-//! executable's read-only mappings once serving begins; the pages a request
-//! runs are mapped again by its first faults (minor faults: they are still in
-//! the page cache), the others stay out of the process's RSS. The pages
-//! themselves stay in the page cache, clean and reclaimable, as before.
+//! pages of its executable and libraries that some code touched once:
+//! argument and configuration parsing, TLS roots, the router, the store's
+//! migrations, then the first round of the background tasks and the
+//! one-time set-up of the first requests, later a model-list refresh or an
+//! error page. The kernel maps file pages in windows of 64 KB around each
+//! page a fault touches, so code run once leaves megabytes mapped that no
+//! request runs again (docs/benchmarks.md, "Round eleven" and "Round
+//! thirteen"). [`release_code_pages`] drops the page-table entries of the
+//! process's read-only file mappings; the pages requests run are mapped
+//! again by their first faults (minor faults: they are still in the page
+//! cache), the others stay out of the process's RSS. The pages themselves
+//! stay in the page cache, clean and reclaimable, as before.
 //!
-//! Only mappings of the executable's own file that are not writable and hold
-//! no private (copied-on-write) page are dropped: their content is exactly
-//! the file's, so mapping a page again gives the same bytes. The relocated
-//! read-only data (`RELRO`) holds private pages and is left alone.
+//! Only mappings of a file that are not writable and hold no private
+//! (copied-on-write) page are dropped: their content is exactly the file's,
+//! so mapping a page again gives the same bytes. The relocated read-only
+//! data (`RELRO`, private pages), the writable data, the heap and stacks,
+//! and device mappings are left alone.
+
+use std::time::Duration;
+
+use tokio::task::JoinHandle;
+use tokio_util::sync::CancellationToken;
+
+/// When the second release comes: after the background tasks' first round
+/// (the token check, the model list) and the first requests' one-time
+/// set-up (lazily built tables, the first growth of the connection pools).
+pub(crate) const AFTER_START: Duration = Duration::from_secs(5);
+
+/// How often the release comes after that: what runs rarely (a model-list
+/// refresh, a token refresh, an error answer) leaves the RSS again, and
+/// mapping back the code requests run costs about a hundred minor faults.
+pub(crate) const EVERY: Duration = Duration::from_secs(600);
 
 /// One mapping of `/proc/self/smaps`, as far as the choice needs it.
 #[derive(Debug, PartialEq, Eq)]
@@ -23,7 +43,6 @@ struct Mapping<'a> {
     start: usize,
     end: usize,
     writable: bool,
-    inode: u64,
     path: &'a str,
     /// Resident, in KiB.
     rss_kb: u64,
@@ -31,20 +50,20 @@ struct Mapping<'a> {
     anonymous_kb: u64,
 }
 
-/// Give back the executable's start-up code pages (the module doc says
-/// which and why). Returns how many KiB were resident in the mappings
-/// dropped. Linux only; elsewhere it does nothing.
-pub(crate) fn release_startup_code() -> std::io::Result<u64> {
+/// Give back the read-only file pages (the module doc says which and why).
+/// Returns how many KiB were resident in the mappings dropped; a mapping
+/// that cannot be dropped is kept and logged at debug. Linux only;
+/// elsewhere it does nothing.
+pub(crate) fn release_code_pages() -> std::io::Result<u64> {
     #[cfg(target_os = "linux")]
     {
-        use std::os::unix::fs::MetadataExt as _;
-        let exe = std::fs::read_link("/proc/self/exe")?;
-        let inode = std::fs::metadata("/proc/self/exe")?.ino();
         let smaps = std::fs::read_to_string("/proc/self/smaps")?;
         let mut released = 0;
-        for mapping in droppable(&smaps, exe.to_string_lossy().as_ref(), inode) {
-            drop_page_table_entries(mapping.start, mapping.end - mapping.start)?;
-            released += mapping.rss_kb;
+        for mapping in droppable(&smaps) {
+            match drop_page_table_entries(mapping.start, mapping.end - mapping.start) {
+                Ok(()) => released += mapping.rss_kb,
+                Err(e) => tracing::debug!(path = mapping.path, "a mapping kept its pages: {e}"),
+            }
         }
         Ok(released)
     }
@@ -52,14 +71,58 @@ pub(crate) fn release_startup_code() -> std::io::Result<u64> {
     Ok(0)
 }
 
-/// The mappings of `smaps` that [`release_startup_code`] may drop: of the
-/// file `exe` (its path and inode), not writable, without a private page,
-/// and with something resident.
-fn droppable<'a>(smaps: &'a str, exe: &str, inode: u64) -> Vec<Mapping<'a>> {
+/// Release the code pages [`AFTER_START`] from now, then every [`EVERY`],
+/// until `stop`.
+pub(crate) fn spawn_releases(stop: CancellationToken) -> JoinHandle<()> {
+    spawn_schedule(AFTER_START, EVERY, stop, || {
+        log_release("code pages given back");
+    })
+}
+
+/// Run `release` `first` from now, then every `every`, until `stop`.
+fn spawn_schedule(
+    first: Duration,
+    every: Duration,
+    stop: CancellationToken,
+    release: impl Fn() + Send + 'static,
+) -> JoinHandle<()> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "tracked: serve() awaits this handle at shutdown"
+    )]
+    tokio::spawn(async move {
+        let mut wait = first;
+        loop {
+            tokio::select! {
+                () = stop.cancelled() => return,
+                () = tokio::time::sleep(wait) => {}
+            }
+            release();
+            wait = every;
+        }
+    })
+}
+
+/// [`release_code_pages`], its outcome logged at debug with `what`.
+pub(crate) fn log_release(what: &'static str) {
+    match release_code_pages() {
+        Ok(kb) => tracing::debug!(kb, "{what}"),
+        Err(e) => tracing::debug!("{what}: none, {e}"),
+    }
+}
+
+/// The mappings of `smaps` that [`release_code_pages`] may drop: of a file
+/// (not a device), not writable, without a private page, and with
+/// something resident.
+fn droppable(smaps: &str) -> Vec<Mapping<'_>> {
     parse(smaps)
         .into_iter()
         .filter(|m| {
-            m.path == exe && m.inode == inode && !m.writable && m.anonymous_kb == 0 && m.rss_kb > 0
+            m.path.starts_with('/')
+                && !m.path.starts_with("/dev/")
+                && !m.writable
+                && m.anonymous_kb == 0
+                && m.rss_kb > 0
         })
         .collect()
 }
@@ -107,13 +170,12 @@ fn header(line: &str) -> Option<Mapping<'_>> {
     let perms = fields.next()?;
     let _offset = fields.next()?;
     let _device = fields.next()?;
-    let inode = fields.next()?.parse().ok()?;
+    let _inode: u64 = fields.next()?.parse().ok()?;
     let path = fields.next().unwrap_or("").trim_start();
     Some(Mapping {
         start,
         end,
         writable: perms.as_bytes().get(1) == Some(&b'w'),
-        inode,
         path,
         // Until its fields say otherwise, nothing resident and not droppable.
         rss_kb: 0,
@@ -126,7 +188,7 @@ fn drop_page_table_entries(start: usize, len: usize) -> std::io::Result<()> {
     #[expect(
         unsafe_code,
         reason = "madvise has no safe wrapper. Sound here: the range is a whole \
-                  mapping of the executable's file, not writable, with no private \
+                  mapping of a file, not writable, with no private \
                   page (see `droppable`), so MADV_DONTNEED only drops page-table \
                   entries and the next access maps the same file bytes again; no \
                   value any reference points to changes"

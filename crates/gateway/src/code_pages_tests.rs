@@ -55,7 +55,6 @@ fn smaps_is_read_mapping_by_mapping() {
             start: 0x5559_d38f_4000,
             end: 0x5559_d494_d000,
             writable: false,
-            inode: 1_048_633,
             path: "/opt/gw/gateway",
             rss_kb: 9096,
             anonymous_kb: 0,
@@ -67,19 +66,35 @@ fn smaps_is_read_mapping_by_mapping() {
 }
 
 #[test]
-fn only_the_executables_read_only_mappings_without_private_pages_are_dropped() {
-    let dropped: Vec<_> = droppable(SMAPS, "/opt/gw/gateway", 1_048_633)
+fn only_read_only_file_mappings_without_private_pages_are_dropped() {
+    let dropped: Vec<_> = droppable(SMAPS)
         .iter()
         .map(|m| (m.start, m.rss_kb))
         .collect();
-    // The headers, read-only data and code; not the relocated data (private
-    // pages), not the writable data, not libc (another file, even where its
-    // inode number is the same), not anonymous memory.
+    // The executable's headers, read-only data and code, and libc's; not
+    // the relocated data (private pages), not the writable data, not
+    // anonymous memory, not the kernel's pages.
     assert_eq!(
         dropped,
-        [(0x5559_d339_8000, 2840), (0x5559_d38f_4000, 9096)]
+        [
+            (0x5559_d339_8000, 2840),
+            (0x5559_d38f_4000, 9096),
+            (0x7f3a_1d20_0000, 152),
+            (0x7f3a_1d22_6000, 1020)
+        ]
     );
-    assert!(droppable(SMAPS, "/opt/gw/gateway", 7).is_empty());
+}
+
+#[test]
+fn a_device_mapping_is_kept() {
+    let smaps = "\
+7f3a1e000000-7f3a1e001000 r--s 00000000 00:05 7                          /dev/zero
+Size:                  4 kB
+Rss:                   4 kB
+Anonymous:             0 kB
+";
+    assert_eq!(parse(smaps).len(), 1);
+    assert!(droppable(smaps).is_empty());
 }
 
 #[test]
@@ -89,26 +104,23 @@ fn a_mapping_whose_private_pages_are_not_reported_is_kept() {
 Size:              16740 kB
 Rss:                9096 kB
 ";
-    assert!(droppable(smaps, "/opt/gw/gateway", 1_048_633).is_empty());
+    assert!(droppable(smaps).is_empty());
+}
+
+/// The KiB resident in this process's droppable mappings.
+#[cfg(target_os = "linux")]
+fn resident_kb() -> u64 {
+    let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
+    droppable(&smaps).iter().map(|m| m.rss_kb).sum()
 }
 
 #[cfg(target_os = "linux")]
 #[test]
 fn the_code_pages_given_back_leave_the_rss_and_the_code_still_runs() {
-    use std::os::unix::fs::MetadataExt as _;
-    let resident = || {
-        let exe = std::fs::read_link("/proc/self/exe").unwrap();
-        let inode = std::fs::metadata("/proc/self/exe").unwrap().ino();
-        let smaps = std::fs::read_to_string("/proc/self/smaps").unwrap();
-        droppable(&smaps, exe.to_str().unwrap(), inode)
-            .iter()
-            .map(|m| m.rss_kb)
-            .sum::<u64>()
-    };
-    let before = resident();
-    let released = release_startup_code().unwrap();
+    let before = resident_kb();
+    let released = release_code_pages().unwrap();
     assert!(released > 0, "nothing resident was dropped");
-    let after = resident();
+    let after = resident_kb();
     assert!(
         after < before,
         "resident {before} KiB before, {after} KiB after"
@@ -116,4 +128,41 @@ fn the_code_pages_given_back_leave_the_rss_and_the_code_still_runs() {
     // Code runs again from the pages mapped back.
     let mappings = parse(SMAPS);
     assert_eq!(mappings.len(), 8);
+}
+
+#[tokio::test]
+async fn the_releases_come_on_their_schedule_until_stopped() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    let count = Arc::new(AtomicUsize::new(0));
+    let stop = CancellationToken::new();
+    let counted = count.clone();
+    let releases = spawn_schedule(
+        Duration::from_millis(20),
+        Duration::from_millis(20),
+        stop.clone(),
+        move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+        },
+    );
+    assert_eq!(count.load(Ordering::SeqCst), 0, "not before the first wait");
+    for _ in 0..500 {
+        if count.load(Ordering::SeqCst) >= 3 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
+    assert!(count.load(Ordering::SeqCst) >= 3, "the releases came again");
+    stop.cancel();
+    tokio::time::timeout(Duration::from_secs(5), releases)
+        .await
+        .expect("the task ends when stopped")
+        .unwrap();
+    let after_stop = count.load(Ordering::SeqCst);
+    tokio::time::sleep(Duration::from_millis(60)).await;
+    assert_eq!(
+        count.load(Ordering::SeqCst),
+        after_stop,
+        "none after the stop"
+    );
 }

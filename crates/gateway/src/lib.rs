@@ -238,11 +238,10 @@ pub async fn serve(
         version = routes::health::VERSION,
         "listening on http://{addr}"
     );
-    // Start-up is over: its code pages may leave the RSS.
-    match code_pages::release_startup_code() {
-        Ok(kb) => tracing::debug!(kb, "start-up code pages given back"),
-        Err(e) => tracing::debug!("start-up code pages kept: {e}"),
-    }
+    // Start-up is over: its code pages may leave the RSS, and again once
+    // the first requests and background rounds are over, then now and then.
+    code_pages::log_release("start-up code pages given back");
+    tasks.push(code_pages::spawn_releases(background.clone()));
 
     let server = server::listen::serve(listener, front_door, limits, stop.clone());
     tokio::pin!(server);
