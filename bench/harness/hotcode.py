@@ -2,14 +2,15 @@
 (`bench/hot-code.sh`; docs/decisions.md, "Hot code laid out together").
 
     python3 -m harness.hotcode --bin-dir DIR --out FILE    write the list
-    python3 -m harness.hotcode --bin-dir DIR --check FILE  how much of it DIR's gateway has
+    python3 -m harness.hotcode --bin-dir DIR --check FILE  how much of it DIR's gateway lays out in .text.hot
 
 The release gateway runs under callgrind (symbols not demangled) as
 `bench/instructions.sh` runs it: every scenario in proxy mode, then the
 `primary` and `custom` ones in full deployment, each serving 1,200
-requests on 64 connections (the benchmark's highest concurrency), and counts only what runs once the gateway answers its health
-check: the requests, the connections' set-up, the background tasks (what
-the start-up code's release, `gateway::code_pages`, leaves to fault back
+requests on 64 connections (the benchmark's highest concurrency), and
+counts only what runs once the gateway answers its health check: the
+requests, the connections' set-up, the background tasks (what the
+release of the start-up code, `gateway::code_pages`, leaves to fault back
 in). The list holds each function once: what proxy mode ran, then what
 full deployment adds, each part costliest (its instructions added over the
 runs) first (background work follows the clock, so two runs differ by a
@@ -250,7 +251,7 @@ def main():
     group = ap.add_mutually_exclusive_group(required=True)
     group.add_argument("--out", metavar="FILE", help="write the list to FILE")
     group.add_argument("--check", metavar="FILE",
-                       help="say how many of FILE's symbols the gateway has")
+                       help="say how many of FILE's symbols the gateway lays out in .text.hot")
     args = ap.parse_args()
     if args.check:
         return check(args.bin_dir, args.check)
