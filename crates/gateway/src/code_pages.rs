@@ -30,12 +30,12 @@ use tokio_util::sync::CancellationToken;
 /// When the second release comes: after the background tasks' first round
 /// (the token check, the model list) and the first requests' one-time
 /// set-up (lazily built tables, the first growth of the connection pools).
-pub(crate) const AFTER_START: Duration = Duration::from_secs(5);
+const AFTER_START: Duration = Duration::from_secs(5);
 
 /// How often the release comes after that: what runs rarely (a model-list
 /// refresh, a token refresh, an error answer) leaves the RSS again, and
 /// mapping back the code requests run costs about a hundred minor faults.
-pub(crate) const EVERY: Duration = Duration::from_secs(600);
+const EVERY: Duration = Duration::from_secs(600);
 
 /// One mapping of `/proc/self/smaps`, as far as the choice needs it.
 #[derive(Debug, PartialEq, Eq)]
@@ -54,7 +54,7 @@ struct Mapping<'a> {
 /// Returns how many KiB were resident in the mappings dropped; a mapping
 /// that cannot be dropped is kept and logged at debug. Linux only;
 /// elsewhere it does nothing.
-pub(crate) fn release_code_pages() -> std::io::Result<u64> {
+fn release_code_pages() -> std::io::Result<u64> {
     #[cfg(target_os = "linux")]
     {
         let smaps = std::fs::read_to_string("/proc/self/smaps")?;
