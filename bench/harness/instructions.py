@@ -40,8 +40,9 @@ LIMITED_KEY = {"budget_usd": 1e6, "budget_period": "daily",
 
 
 class Callgrind:
-    """Stands in for `procs.Cores`: the relay runs under callgrind, the
-    simulator as it is; nothing is pinned."""
+    """Stands in for `procs.Cores`: the relay runs under callgrind, on one
+    core as `bench/run.sh` runs it (so it picks the same runtime: one core,
+    Tokio's current-thread scheduler), the simulator as it is."""
 
     load, relay = "sim", "relay"
 
@@ -52,7 +53,8 @@ class Callgrind:
     def wrap(self, cmd, core):
         if core != self.relay:
             return list(cmd)
-        return ["valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_file}",
+        pin = [taskset, "-c", "0"] if (taskset := shutil.which("taskset")) else []
+        return [*pin, "valgrind", "--tool=callgrind", f"--callgrind-out-file={self.out_file}",
                 *self.options, *cmd]
 
 

@@ -18,10 +18,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-    {
+    let runtime = match build_runtime() {
         Ok(rt) => rt,
         Err(e) => {
             eprintln!("gateway: cannot start the async runtime: {e}");
@@ -33,6 +30,22 @@ fn main() -> ExitCode {
         Command::Login => runtime.block_on(cli::login()),
         Command::Healthcheck => runtime.block_on(cli::healthcheck()),
     }
+}
+
+/// Tokio's scheduler for the cores this process may use. On one core (a
+/// container limited to one CPU, or a process pinned with `taskset`) the
+/// current-thread scheduler: it runs the same tasks without the work-stealing
+/// bookkeeping of the multi-thread one, whose single worker would only add
+/// cost to every park and wake-up (docs/decisions.md, "One core, one
+/// thread"). `TOKIO_WORKER_THREADS`, when set, asks for the multi-thread one.
+fn build_runtime() -> std::io::Result<tokio::runtime::Runtime> {
+    let one_core = std::thread::available_parallelism().is_ok_and(|n| n.get() == 1);
+    let mut builder = if one_core && std::env::var_os("TOKIO_WORKER_THREADS").is_none() {
+        tokio::runtime::Builder::new_current_thread()
+    } else {
+        tokio::runtime::Builder::new_multi_thread()
+    };
+    builder.enable_all().build()
 }
 
 async fn serve() -> ExitCode {
