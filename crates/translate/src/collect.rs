@@ -5,6 +5,8 @@
 //! `anthropic::render_response`), so streaming and non-streaming answers can
 //! never disagree.
 
+use std::borrow::Cow;
+
 use crate::model::{ChatEvent, ContentPart, StopReason, StreamError, Usage};
 
 /// A complete answer in canonical form.
@@ -24,28 +26,28 @@ pub struct ChatResponse {
 impl ChatResponse {
     /// All text parts joined (what OpenAI calls `message.content`).
     pub fn text(&self) -> String {
-        self.joined(|part| match part {
-            ContentPart::Text { text, .. } => Some(text),
-            _ => None,
-        })
+        joined(self.text_parts())
     }
 
     /// All thinking parts joined (OpenAI `reasoning_content`).
     pub fn thinking(&self) -> String {
-        self.joined(|part| match part {
-            ContentPart::Thinking { thinking, .. } => Some(thinking),
+        joined(self.thinking_parts())
+    }
+
+    /// The text parts in order, for a writer that joins them as it writes.
+    pub fn text_parts(&self) -> impl Iterator<Item = &str> + Clone {
+        self.content.iter().filter_map(|part| match part {
+            ContentPart::Text { text, .. } => Some(text.as_str()),
             _ => None,
         })
     }
 
-    /// The parts `pick` takes, joined into a string allocated once.
-    fn joined(&self, pick: impl Fn(&ContentPart) -> Option<&String>) -> String {
-        let len = self.content.iter().filter_map(&pick).map(String::len).sum();
-        let mut out = String::with_capacity(len);
-        for piece in self.content.iter().filter_map(&pick) {
-            out.push_str(piece);
-        }
-        out
+    /// The thinking parts in order.
+    pub fn thinking_parts(&self) -> impl Iterator<Item = &str> + Clone {
+        self.content.iter().filter_map(|part| match part {
+            ContentPart::Thinking { thinking, .. } => Some(thinking.as_str()),
+            _ => None,
+        })
     }
 
     /// Bytes of the answer's text, reasoning and tool calls: what its
@@ -76,6 +78,13 @@ impl ChatResponse {
             .iter()
             .any(|p| matches!(p, ContentPart::ToolUse { .. }))
     }
+}
+
+/// `parts` joined into a string allocated once.
+fn joined<'a>(parts: impl Iterator<Item = &'a str> + Clone) -> String {
+    let mut out = String::with_capacity(parts.clone().map(str::len).sum());
+    parts.for_each(|piece| out.push_str(piece));
+    out
 }
 
 /// Room a new text or thinking part of a whole answer starts with
@@ -111,9 +120,64 @@ impl Collector {
     }
 
     /// The first delta of a part, with the room this collector gives.
-    fn with_room(&self, mut first: String) -> String {
-        first.reserve(self.part_room.saturating_sub(first.len()));
-        first
+    fn with_room(&self, first: Cow<'_, str>) -> String {
+        let room = self.part_room.max(first.len());
+        match first {
+            Cow::Owned(mut first) => {
+                first.reserve(room - first.len());
+                first
+            }
+            Cow::Borrowed(first) => {
+                let mut owned = String::with_capacity(room);
+                owned.push_str(first);
+                owned
+            }
+        }
+    }
+
+    /// Fold in an event that stays with the caller: a text, reasoning or
+    /// tool-argument delta is copied onto its part without the event itself
+    /// being cloned (a collector kept beside a stream, as truncation recovery
+    /// does, sees every delta the client gets).
+    pub fn push_ref(&mut self, event: &ChatEvent) {
+        match event {
+            ChatEvent::TextDelta(delta) => self.push_text(Cow::Borrowed(delta)),
+            ChatEvent::ThinkingDelta(delta) => self.push_thinking(Cow::Borrowed(delta)),
+            ChatEvent::ToolCallDelta { index, arguments } => self.push_arguments(*index, arguments),
+            other => self.push(other.clone()),
+        }
+    }
+
+    fn push_text(&mut self, delta: Cow<'_, str>) {
+        match self.response.content.last_mut() {
+            Some(ContentPart::Text { text, .. }) => text.push_str(&delta),
+            _ => self.response.content.push(ContentPart::Text {
+                text: self.with_room(delta),
+                cache_control: None,
+            }),
+        }
+    }
+
+    fn push_thinking(&mut self, delta: Cow<'_, str>) {
+        match self.response.content.last_mut() {
+            Some(ContentPart::Thinking {
+                thinking,
+                signature: None,
+            }) => thinking.push_str(&delta),
+            _ => self.response.content.push(ContentPart::Thinking {
+                thinking: self.with_room(delta),
+                signature: None,
+            }),
+        }
+    }
+
+    fn push_arguments(&mut self, index: u32, arguments: &str) {
+        if let Some(ContentPart::ToolUse {
+            arguments: args, ..
+        }) = self.tool_slot(index)
+        {
+            args.push_str(arguments);
+        }
     }
 
     /// Fold one event in.
@@ -127,23 +191,8 @@ impl Collector {
                     self.response.model = model;
                 }
             }
-            ChatEvent::TextDelta(delta) => match self.response.content.last_mut() {
-                Some(ContentPart::Text { text, .. }) => text.push_str(&delta),
-                _ => self.response.content.push(ContentPart::Text {
-                    text: self.with_room(delta),
-                    cache_control: None,
-                }),
-            },
-            ChatEvent::ThinkingDelta(delta) => match self.response.content.last_mut() {
-                Some(ContentPart::Thinking {
-                    thinking,
-                    signature: None,
-                }) => thinking.push_str(&delta),
-                _ => self.response.content.push(ContentPart::Thinking {
-                    thinking: self.with_room(delta),
-                    signature: None,
-                }),
-            },
+            ChatEvent::TextDelta(delta) => self.push_text(Cow::Owned(delta)),
+            ChatEvent::ThinkingDelta(delta) => self.push_thinking(Cow::Owned(delta)),
             ChatEvent::ThinkingSignature(sig) => match self.response.content.last_mut() {
                 Some(ContentPart::Thinking { signature, .. }) if signature.is_none() => {
                     *signature = Some(sig)
@@ -165,14 +214,7 @@ impl Collector {
                     arguments: String::new(),
                 });
             }
-            ChatEvent::ToolCallDelta { index, arguments } => {
-                if let Some(ContentPart::ToolUse {
-                    arguments: args, ..
-                }) = self.tool_slot(index)
-                {
-                    args.push_str(&arguments);
-                }
-            }
+            ChatEvent::ToolCallDelta { index, arguments } => self.push_arguments(index, &arguments),
             ChatEvent::ToolCallEnd { .. } => {}
             ChatEvent::Usage(usage) => self.response.usage.merge(&usage),
             ChatEvent::Stop {

@@ -16,6 +16,8 @@
 //! It is pure: no I/O, no clock, no randomness (ids and timestamps come from the
 //! caller). It depends on `wire` only, never on tokio, axum, reqwest or sqlx.
 
+#[cfg(test)]
+mod answer_strategies;
 pub mod anthropic;
 pub mod collect;
 pub mod error;

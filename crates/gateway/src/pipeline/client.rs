@@ -62,19 +62,14 @@ pub(crate) fn render(
     format: ClientFormat,
     resp: &ChatResponse,
     meta: &ResponseMeta,
-) -> Result<bytes::Bytes, serde_json::Error> {
+) -> bytes::Bytes {
     // Sized for the content and the envelope around it (ids, usage, the
     // field names), with room for some escapes: grown from empty, the
     // buffer was reallocated and copied several times an answer.
     let mut body = Vec::with_capacity(resp.content_len() + resp.content_len() / 8 + 512);
     match format {
-        ClientFormat::OpenAi => {
-            serde_json::to_writer(&mut body, &translate::openai::render_response(resp, meta))?
-        }
-        ClientFormat::Anthropic => serde_json::to_writer(
-            &mut body,
-            &translate::anthropic::render_response(resp, meta),
-        )?,
+        ClientFormat::OpenAi => translate::openai::write_response(resp, meta, &mut body),
+        ClientFormat::Anthropic => translate::anthropic::write_response(resp, meta, &mut body),
     }
-    Ok(bytes::Bytes::from(body))
+    bytes::Bytes::from(body)
 }

@@ -146,7 +146,7 @@ pub(crate) async fn collect(reply: &Reply, answer: EventAnswer) -> Result<Respon
             trace.output_text(&answer.text());
         }
     }
-    let mut body = client::render(reply.format, &answer, &meta).map_err(GatewayError::internal)?;
+    let mut body = client::render(reply.format, &answer, &meta);
     if let Some(warning) = &warning {
         body = super::guard::with_warning(body, warning);
     }

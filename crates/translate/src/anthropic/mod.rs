@@ -7,7 +7,7 @@
 //! | [`into_chat_request`] | client request -> `ChatRequest` | `to_canonical` |
 //! | [`from_chat_request`] | `ChatRequest` -> provider request (relays) | `from_canonical` |
 //! | [`StreamEncoder`], [`error_event`] | `ChatEvent`s -> client SSE bytes | `encoder` |
-//! | [`render_response`], [`response_events`] | whole answers, both ways | `response` |
+//! | [`write_response`], [`render_response`], [`response_events`] | whole answers, both ways | `response` |
 //! | [`StreamParser`], [`provider_error`] | provider SSE events -> `ChatEvent`s | `parser` |
 //! | [`StreamWatch`] | provider SSE events, relayed as they are -> usage, errors, ending | `watch` |
 
@@ -22,7 +22,7 @@ mod watch;
 pub use encoder::{error_event, StreamEncoder};
 pub use from_canonical::{effort_budget, from_chat_request, DEFAULT_MAX_TOKENS};
 pub use parser::{provider_error, StreamParser};
-pub use response::{render_response, response_events};
+pub use response::{render_response, response_events, write_response};
 pub use to_canonical::into_chat_request;
 pub use watch::StreamWatch;
 

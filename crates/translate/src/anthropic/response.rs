@@ -1,5 +1,6 @@
 //! Whole (non-streaming) answers, both ways: a collected [`ChatResponse`] to
-//! the client's JSON body, and a provider's JSON body to [`ChatEvent`]s.
+//! the client's JSON body ([`write_response`]; [`render_response`] gives it
+//! as a typed object), and a provider's JSON body to [`ChatEvent`]s.
 //!
 //! Both follow the encoder and the parser, so a streamed and a whole answer
 //! never disagree: empty text is left out, thinking always carries a
@@ -8,6 +9,7 @@
 //! the answer called tools and the provider said `end_turn`.
 
 use wire::anthropic as w;
+use wire::json;
 
 use super::{arguments_object, final_stop_reason};
 use crate::collect::ChatResponse;
@@ -66,6 +68,83 @@ pub fn render_response(resp: &ChatResponse, meta: &ResponseMeta) -> w::MessagesR
             output_tokens: resp.usage.output_tokens.unwrap_or(0),
         },
     }
+}
+
+/// [`render_response`] written straight into `out`: the bytes `serde_json`
+/// writes for it, without building the typed object first (every string
+/// cloned) or serde's per-field machinery. Every non-streaming messages
+/// answer is written here.
+pub fn write_response(resp: &ChatResponse, meta: &ResponseMeta, out: &mut Vec<u8>) {
+    out.extend_from_slice(b"{\"id\":");
+    json::write_str(out, &meta.id);
+    out.extend_from_slice(b",\"type\":\"message\",\"role\":\"assistant\",\"content\":[");
+    let mut first = true;
+    for part in &resp.content {
+        let open: &[u8] = if first { b"{\"type\":" } else { b",{\"type\":" };
+        match part {
+            ContentPart::Text { text, .. } if text.is_empty() => continue,
+            ContentPart::Text { text, .. } => {
+                out.extend_from_slice(open);
+                out.extend_from_slice(b"\"text\",\"text\":");
+                json::write_str(out, text);
+            }
+            ContentPart::Thinking {
+                thinking,
+                signature,
+            } => {
+                out.extend_from_slice(open);
+                out.extend_from_slice(b"\"thinking\",\"thinking\":");
+                json::write_str(out, thinking);
+                out.extend_from_slice(b",\"signature\":");
+                json::write_str(out, signature.as_deref().unwrap_or_default());
+            }
+            ContentPart::RedactedThinking { data } => {
+                out.extend_from_slice(open);
+                out.extend_from_slice(b"\"redacted_thinking\",\"data\":");
+                json::write_str(out, data);
+            }
+            ContentPart::ToolUse {
+                id,
+                name,
+                arguments,
+            } => {
+                out.extend_from_slice(open);
+                out.extend_from_slice(b"\"tool_use\",\"id\":");
+                json::write_str(out, id);
+                out.extend_from_slice(b",\"name\":");
+                json::write_str(out, name);
+                out.extend_from_slice(b",\"input\":");
+                // A `Value` always serializes.
+                let _ = serde_json::to_writer(&mut *out, &arguments_object(arguments));
+            }
+            ContentPart::Image(_) | ContentPart::ToolResult { .. } => continue,
+        }
+        out.push(b'}');
+        first = false;
+    }
+    out.extend_from_slice(b"],\"model\":");
+    json::write_str(out, &meta.model);
+    let reason = final_stop_reason(resp.stop_reason.as_ref(), resp.has_tool_calls());
+    out.extend_from_slice(b",\"stop_reason\":");
+    json::write_str(out, stop::to_anthropic(&reason));
+    out.extend_from_slice(b",\"stop_sequence\":");
+    match &resp.stop_sequence {
+        Some(sequence) => json::write_str(out, sequence),
+        None => out.extend_from_slice(b"null"),
+    }
+    out.extend_from_slice(b",\"usage\":{\"input_tokens\":");
+    json::write_uint(out, resp.usage.input_tokens.unwrap_or(0));
+    if let Some(tokens) = resp.usage.cache_write_tokens {
+        out.extend_from_slice(b",\"cache_creation_input_tokens\":");
+        json::write_uint(out, tokens);
+    }
+    if let Some(tokens) = resp.usage.cache_read_tokens {
+        out.extend_from_slice(b",\"cache_read_input_tokens\":");
+        json::write_uint(out, tokens);
+    }
+    out.extend_from_slice(b",\"output_tokens\":");
+    json::write_uint(out, resp.usage.output_tokens.unwrap_or(0));
+    out.extend_from_slice(b"}}");
 }
 
 /// A provider's whole answer as the events its stream would have carried:

@@ -1,6 +1,8 @@
+use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
+use crate::answer_strategies;
 use crate::model::{ImageSource, StopReason};
 use crate::Collector;
 
@@ -195,4 +197,26 @@ fn a_response_without_stop_reason_has_no_stop_event() {
         }
     );
     assert!(!events.iter().any(|e| matches!(e, ChatEvent::Stop { .. })));
+}
+
+#[test]
+fn the_written_body_of_every_kind_of_block_is_the_typed_objects() {
+    let typed = serde_json::to_string(&render_response(&collected(), &meta())).unwrap();
+    let mut written = Vec::new();
+    write_response(&collected(), &meta(), &mut written);
+    assert_eq!(String::from_utf8(written).unwrap(), typed);
+}
+
+proptest! {
+    /// The hand-written body is byte for byte the typed object's.
+    #[test]
+    fn the_written_body_is_the_typed_objects(
+        resp in answer_strategies::response(),
+        meta in answer_strategies::meta(),
+    ) {
+        let typed = serde_json::to_string(&render_response(&resp, &meta)).unwrap();
+        let mut written = Vec::new();
+        write_response(&resp, &meta, &mut written);
+        prop_assert_eq!(String::from_utf8(written).unwrap(), typed);
+    }
 }

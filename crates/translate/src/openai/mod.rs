@@ -1,8 +1,9 @@
 //! The OpenAI chat-completions format on both sides of the canonical model.
 //!
 //! As a client format: [`into_chat_request`] (request in), [`StreamEncoder`]
-//! (events out as `chat.completion.chunk` SSE lines), [`render_response`]
-//! (collected answer out) and [`error_event`] / [`error_body`] (errors out).
+//! (events out as `chat.completion.chunk` SSE lines), [`write_response`]
+//! (collected answer out as JSON; [`render_response`] as a typed object)
+//! and [`error_event`] / [`error_body`] (errors out).
 //! As a provider format (OpenAI itself, `custom` endpoints, the assistant
 //! vendor): [`from_chat_request`] (request out), [`StreamParser`] (provider
 //! SSE events in), [`response_events`] (provider JSON response in) and
@@ -30,7 +31,7 @@ mod watch;
 pub use encoder::{error_event, StreamEncoder};
 pub use from_canonical::{effort_for_budget, from_chat_request};
 pub use parser::{provider_error, StreamParser};
-pub use response::{error_body, render_response, response_events};
+pub use response::{error_body, render_response, response_events, write_response};
 pub use to_canonical::into_chat_request;
 pub use watch::StreamWatch;
 

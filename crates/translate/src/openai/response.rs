@@ -1,5 +1,6 @@
-//! Whole (non-streaming) answers: [`render_response`] writes a collected
-//! answer for a client, [`response_events`] reads a provider's answer as the
+//! Whole (non-streaming) answers: [`render_response`] and [`write_response`]
+//! write a collected answer for a client (as a typed object, as its JSON
+//! bytes), [`response_events`] reads a provider's answer as the
 //! same events its stream would have given, and [`error_body`] is the error
 //! body of this format.
 
@@ -7,6 +8,8 @@ use wire::openai::{
     ChatCompletionResponse, Choice, CompletionUsage, ErrorBody, PromptTokensDetails,
     ResponseMessage, ToolCall,
 };
+
+use wire::json;
 
 use super::{prompt_tokens, usage_from_wire};
 use crate::collect::ChatResponse;
@@ -35,17 +38,7 @@ pub fn render_response(resp: &ChatResponse, meta: &ResponseMeta) -> ChatCompleti
         .collect();
     let text = resp.text();
     let thinking = resp.thinking();
-    let content = if text.is_empty() && !tool_calls.is_empty() {
-        None
-    } else {
-        Some(text)
-    };
-    let reason = resp.stop_reason.clone().unwrap_or(StopReason::EndTurn);
-    let finish_reason = if !tool_calls.is_empty() && reason == StopReason::EndTurn {
-        "tool_calls"
-    } else {
-        stop::to_openai(&reason)
-    };
+    let content = (!content_is_null(text.is_empty(), !tool_calls.is_empty())).then_some(text);
     let prompt = prompt_tokens(&resp.usage);
     let completion = resp.usage.output_tokens.unwrap_or(0);
     ChatCompletionResponse {
@@ -63,7 +56,7 @@ pub fn render_response(resp: &ChatResponse, meta: &ResponseMeta) -> ChatCompleti
                 tool_calls,
                 refusal: None,
             },
-            finish_reason: Some(finish_reason.to_owned()),
+            finish_reason: Some(finish_reason(resp).to_owned()),
         }],
         usage: Some(CompletionUsage {
             prompt_tokens: prompt,
@@ -78,6 +71,87 @@ pub fn render_response(resp: &ChatResponse, meta: &ResponseMeta) -> ChatCompleti
             completion_tokens_details: None,
         }),
         system_fingerprint: None,
+    }
+}
+
+/// [`render_response`] written straight into `out`: the bytes `serde_json`
+/// writes for it, without building the typed object first (its strings
+/// cloned, the text joined into a new string) or serde's per-field
+/// machinery. Every non-streaming chat completion is written here.
+pub fn write_response(resp: &ChatResponse, meta: &ResponseMeta, out: &mut Vec<u8>) {
+    let has_tools = resp.has_tool_calls();
+    out.extend_from_slice(b"{\"id\":");
+    json::write_str(out, &meta.id);
+    out.extend_from_slice(b",\"object\":\"chat.completion\",\"created\":");
+    json::write_uint(out, meta.created);
+    out.extend_from_slice(b",\"model\":");
+    json::write_str(out, &meta.model);
+    out.extend_from_slice(
+        b",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\",\"content\":",
+    );
+    if content_is_null(resp.text_parts().all(str::is_empty), has_tools) {
+        out.extend_from_slice(b"null");
+    } else {
+        json::write_str_parts(out, resp.text_parts());
+    }
+    if !resp.thinking_parts().all(str::is_empty) {
+        out.extend_from_slice(b",\"reasoning_content\":");
+        json::write_str_parts(out, resp.thinking_parts());
+    }
+    if has_tools {
+        out.extend_from_slice(b",\"tool_calls\":[");
+        let calls = resp.content.iter().filter_map(|part| match part {
+            ContentPart::ToolUse {
+                id,
+                name,
+                arguments,
+            } => Some((id, name, arguments)),
+            _ => None,
+        });
+        for (n, (id, name, arguments)) in calls.enumerate() {
+            if n > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"{\"id\":");
+            json::write_str(out, id);
+            out.extend_from_slice(b",\"type\":\"function\",\"function\":{\"name\":");
+            json::write_str(out, name);
+            out.extend_from_slice(b",\"arguments\":");
+            json::write_str(out, arguments);
+            out.extend_from_slice(b"}}");
+        }
+        out.push(b']');
+    }
+    out.extend_from_slice(b"},\"finish_reason\":");
+    json::write_str(out, finish_reason(resp));
+    let prompt = prompt_tokens(&resp.usage);
+    let completion = resp.usage.output_tokens.unwrap_or(0);
+    out.extend_from_slice(b"}],\"usage\":{\"prompt_tokens\":");
+    json::write_uint(out, prompt);
+    out.extend_from_slice(b",\"completion_tokens\":");
+    json::write_uint(out, completion);
+    out.extend_from_slice(b",\"total_tokens\":");
+    json::write_uint(out, prompt.saturating_add(completion));
+    if let Some(cached) = resp.usage.cache_read_tokens {
+        out.extend_from_slice(b",\"prompt_tokens_details\":{\"cached_tokens\":");
+        json::write_uint(out, cached);
+        out.push(b'}');
+    }
+    out.extend_from_slice(b"}}");
+}
+
+/// `message.content` is `null` when the answer is only tool calls.
+fn content_is_null(text_is_empty: bool, has_tools: bool) -> bool {
+    text_is_empty && has_tools
+}
+
+/// The choice's `finish_reason`: `tool_calls` for an answer that ended its
+/// turn (or gave no reason) with tool calls.
+fn finish_reason(resp: &ChatResponse) -> &'static str {
+    match &resp.stop_reason {
+        None | Some(StopReason::EndTurn) if resp.has_tool_calls() => "tool_calls",
+        None => stop::to_openai(&StopReason::EndTurn),
+        Some(reason) => stop::to_openai(reason),
     }
 }
 
@@ -169,3 +243,7 @@ pub(super) fn finish_to_stop(
 fn non_empty(s: &str) -> Option<String> {
     (!s.is_empty()).then(|| s.to_owned())
 }
+
+#[cfg(test)]
+#[path = "response_tests.rs"]
+mod tests;

@@ -29,6 +29,17 @@ pub fn write_str<B: BufMut>(out: &mut B, s: &str) {
     write_literal(&mut Buf(out), s);
 }
 
+/// Appends the concatenation of `parts` as one JSON string literal, quotes
+/// included, without joining them first (an answer's text parts, say).
+pub fn write_str_parts<'s, B: BufMut>(out: &mut B, parts: impl IntoIterator<Item = &'s str>) {
+    let mut sink = Buf(out);
+    sink.put("\"");
+    for part in parts {
+        write_escaped(&mut sink, part);
+    }
+    sink.put("\"");
+}
+
 /// Where [`write_literal`] writes: runs of the input and escapes, all whole
 /// `str`s, so a `String` can take them without a UTF-8 check.
 trait Sink {

@@ -55,6 +55,9 @@ pub struct PrimaryRelay {
     recoveries: u32,
     in_continuation: bool,
     finished: bool,
+    /// The events of the source's latest read, before they are routed: one
+    /// buffer for every read of the answer rather than one grown per read.
+    raw: Vec<ChatEvent>,
 }
 
 impl PrimaryRelay {
@@ -82,6 +85,7 @@ impl PrimaryRelay {
             recoveries: 0,
             in_continuation: false,
             finished: false,
+            raw: Vec::new(),
         }
     }
 
@@ -107,12 +111,13 @@ impl PrimaryRelay {
         if self.finished {
             return false;
         }
-        let mut raw = Vec::new();
+        let mut raw = std::mem::take(&mut self.raw);
         match self.source.fill(&mut raw).await {
             Step::More => {
-                for ev in raw {
+                for ev in raw.drain(..) {
                     self.route(ev, out);
                 }
+                self.raw = raw;
             }
             Step::Done(summary) => self.end_of_source(raw, summary, out).await,
         }
@@ -301,7 +306,7 @@ impl PrimaryRelay {
 
     fn emit(&mut self, ev: ChatEvent, out: &mut Vec<ChatEvent>) {
         if let Some(partial) = self.partial.as_mut() {
-            partial.push(ev.clone());
+            partial.push_ref(&ev);
         }
         out.push(ev);
     }
