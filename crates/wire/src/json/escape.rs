@@ -40,6 +40,12 @@ pub fn write_str_parts<'s, B: BufMut>(out: &mut B, parts: impl IntoIterator<Item
     sink.put("\"");
 }
 
+/// Appends `s` escaped as inside a JSON string literal, without the quotes
+/// (a literal written from pieces, `super::pieces`).
+pub(crate) fn write_escaped_into<B: BufMut>(out: &mut B, s: &str) {
+    write_escaped(&mut Buf(out), s);
+}
+
 /// Where [`write_literal`] writes: runs of the input and escapes, all whole
 /// `str`s, so a `String` can take them without a UTF-8 check.
 trait Sink {

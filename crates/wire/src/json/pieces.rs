@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::escape::{escape_into, serialize_literal};
+use super::escape::{escape_into, serialize_literal, write_escaped_into};
 
 /// A text of the program's own, for [`Pieces::push_fixed`]: its JSON
 /// escaping is done at its first use and kept.
@@ -115,6 +115,20 @@ impl Pieces {
         self.len == 0
     }
 
+    /// Appends the whole text as one JSON string literal, quotes included:
+    /// the bytes its `Serialize` has `serde_json` write, the fixed texts from
+    /// their kept escapes, without serde in between.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'"');
+        for piece in &self.pieces {
+            match piece {
+                Piece::Text(text) => write_escaped_into(out, text),
+                Piece::Fixed(fixed) => out.extend_from_slice(fixed.escaped().as_bytes()),
+            }
+        }
+        out.push(b'"');
+    }
+
     /// The whole text, joined.
     pub fn to_text(&self) -> String {
         let mut out = String::with_capacity(self.len);
@@ -200,6 +214,9 @@ mod tests {
         let text = p.to_text();
         assert_eq!(p.len(), text.len());
         assert_eq!(json(&p), serde_json::to_string(&text).unwrap());
+        let mut written = Vec::new();
+        p.write_json(&mut written);
+        assert_eq!(written, json(&p).into_bytes());
         // Twice: the second time from the kept escapes.
         assert_eq!(json(&p), serde_json::to_string(&text).unwrap());
         assert_eq!(
@@ -239,6 +256,9 @@ mod tests {
             let text = p.to_text();
             prop_assert_eq!(p.len(), text.len());
             prop_assert_eq!(json(&p), serde_json::to_string(&text).unwrap());
+            let mut written = b"[".to_vec();
+            p.write_json(&mut written);
+            prop_assert_eq!(written, format!("[{}", json(&p)).into_bytes());
         }
     }
 }

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json::Pieces;
+use crate::json::{write_str, Pieces};
 
 /// The `origin` every gateway request carries.
 pub const ORIGIN_AI_EDITOR: &str = "AI_EDITOR";
@@ -61,6 +61,17 @@ pub enum ChatTriggerType {
     Manual,
     Diagnostic,
     InlineChat,
+}
+
+impl ChatTriggerType {
+    /// The wire spelling (`MANUAL`, `DIAGNOSTIC`, `INLINE_CHAT`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Manual => "MANUAL",
+            Self::Diagnostic => "DIAGNOSTIC",
+            Self::InlineChat => "INLINE_CHAT",
+        }
+    }
 }
 
 /// `{"userInputMessage": ...}`: the turn the model answers.
@@ -211,6 +222,16 @@ pub enum ToolResultStatus {
     Error,
 }
 
+impl ToolResultStatus {
+    /// The wire spelling (`success`, `error`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Success => "success",
+            Self::Error => "error",
+        }
+    }
+}
+
 /// `{"text": ...}` or `{"json": ...}`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum ToolResultContentBlock {
@@ -241,159 +262,196 @@ pub struct ToolUse {
     pub input: Value,
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
+// The body written directly: `write_json` and one writer per type below it.
+// Each writes exactly what the type's derived `Serialize` has `serde_json`
+// write (compact, members in declaration order, empty lists and `None`
+// left out), as `request_tests.rs` checks byte for byte.
 
-    fn user(content: &str) -> UserInputMessage {
-        UserInputMessage {
-            content: content.into(),
-            model_id: "claude-sonnet-4.5".into(),
-            origin: ORIGIN_AI_EDITOR.into(),
-            images: Vec::new(),
-            user_input_message_context: None,
+impl GenerateAssistantResponseRequest {
+    /// Appends the body as JSON: the bytes `serde_json::to_writer` writes
+    /// for it, without serde's per-member machinery (about 4,500
+    /// instructions a request). Only the `Value`s (tool schemas, tool
+    /// inputs, JSON tool results) go through `serde_json`.
+    pub fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"conversationState\":");
+        self.conversation_state.write_json(out);
+        if let Some(profile_arn) = &self.profile_arn {
+            out.extend_from_slice(b",\"profileArn\":");
+            write_str(out, profile_arn);
         }
-    }
-
-    /// The example body of the protocol notes, built from the types.
-    #[test]
-    fn serializes_the_documented_example_exactly() {
-        let first = user("<folded system prompt>\n\nList the files in the repo.");
-        let mut results = user("(empty)");
-        results.user_input_message_context = Some(UserInputMessageContext {
-            tools: Vec::new(),
-            tool_results: vec![ToolResult {
-                tool_use_id: "tooluse_A1".into(),
-                status: ToolResultStatus::Success,
-                content: vec![ToolResultContentBlock::Text("README.md\nsrc/".into())],
-            }],
-        });
-        let mut current = user("Now open README.md");
-        current.images = vec![ImageBlock {
-            format: ImageFormat::Png,
-            source: ImageSource {
-                bytes: "iVBORw0KGgo...".into(),
-            },
-        }];
-        current.user_input_message_context = Some(UserInputMessageContext {
-            tools: vec![ToolEntry {
-                tool_specification: ToolSpecification {
-                    name: "read_file".into(),
-                    description: "Read a file".into(),
-                    input_schema: InputSchema {
-                        json: json!({"type": "object",
-                                     "properties": {"path": {"type": "string"}},
-                                     "required": ["path"]}),
-                    },
-                },
-            }],
-            tool_results: Vec::new(),
-        });
-        let body = GenerateAssistantResponseRequest {
-            conversation_state: ConversationState {
-                chat_trigger_type: ChatTriggerType::Manual,
-                conversation_id: "5b0e6f0c-2f1e-4c8e-9d0a-4a3f2c1b7e90".into(),
-                history: vec![
-                    HistoryEntry::User(first),
-                    HistoryEntry::Assistant(AssistantResponseMessage {
-                        content: "Checking.".into(),
-                        tool_uses: vec![ToolUse {
-                            tool_use_id: "tooluse_A1".into(),
-                            name: "list_dir".into(),
-                            input: json!({"path": "."}),
-                        }],
-                    }),
-                    HistoryEntry::User(results),
-                    HistoryEntry::Assistant(AssistantResponseMessage {
-                        content: "There are two entries.".into(),
-                        tool_uses: Vec::new(),
-                    }),
-                ],
-                current_message: CurrentMessage {
-                    user_input_message: current,
-                },
-            },
-            profile_arn: Some(
-                "arn:aws:codewhisperer:us-east-1:123456789012:profile/EXAMPLE".into(),
-            ),
-        };
-        let expected = r#"{"conversationState":{"chatTriggerType":"MANUAL","conversationId":"5b0e6f0c-2f1e-4c8e-9d0a-4a3f2c1b7e90","history":[{"userInputMessage":{"content":"<folded system prompt>\n\nList the files in the repo.","modelId":"claude-sonnet-4.5","origin":"AI_EDITOR"}},{"assistantResponseMessage":{"content":"Checking.","toolUses":[{"toolUseId":"tooluse_A1","name":"list_dir","input":{"path":"."}}]}},{"userInputMessage":{"content":"(empty)","modelId":"claude-sonnet-4.5","origin":"AI_EDITOR","userInputMessageContext":{"toolResults":[{"toolUseId":"tooluse_A1","status":"success","content":[{"text":"README.md\nsrc/"}]}]}}},{"assistantResponseMessage":{"content":"There are two entries."}}],"currentMessage":{"userInputMessage":{"content":"Now open README.md","modelId":"claude-sonnet-4.5","origin":"AI_EDITOR","images":[{"format":"png","source":{"bytes":"iVBORw0KGgo..."}}],"userInputMessageContext":{"tools":[{"toolSpecification":{"name":"read_file","description":"Read a file","inputSchema":{"json":{"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}}}}]}}}},"profileArn":"arn:aws:codewhisperer:us-east-1:123456789012:profile/EXAMPLE"}"#;
-        assert_eq!(serde_json::to_string(&body).unwrap(), expected);
-        let back: GenerateAssistantResponseRequest = serde_json::from_str(expected).unwrap();
-        assert_eq!(back, body);
-    }
-
-    #[test]
-    fn leaves_out_empty_history_profile_and_context() {
-        let body = GenerateAssistantResponseRequest {
-            conversation_state: ConversationState {
-                chat_trigger_type: ChatTriggerType::Manual,
-                conversation_id: "c".into(),
-                history: Vec::new(),
-                current_message: CurrentMessage {
-                    user_input_message: user("hi"),
-                },
-            },
-            profile_arn: None,
-        };
-        assert_eq!(
-            serde_json::to_value(&body).unwrap(),
-            json!({"conversationState": {"chatTriggerType": "MANUAL", "conversationId": "c",
-                "currentMessage": {"userInputMessage": {"content": "hi",
-                    "modelId": "claude-sonnet-4.5", "origin": "AI_EDITOR"}}}})
-        );
-    }
-
-    #[test]
-    fn tool_result_blocks_and_error_status() {
-        let r = ToolResult {
-            tool_use_id: "t".into(),
-            status: ToolResultStatus::Error,
-            content: vec![
-                ToolResultContentBlock::Text("boom".into()),
-                ToolResultContentBlock::Json(json!({"code": 2})),
-            ],
-        };
-        assert_eq!(
-            serde_json::to_value(&r).unwrap(),
-            json!({"toolUseId": "t", "status": "error",
-                   "content": [{"text": "boom"}, {"json": {"code": 2}}]})
-        );
-    }
-
-    #[test]
-    fn a_history_entry_with_both_keys_is_rejected() {
-        let both = r#"{"userInputMessage":{"content":"a","modelId":"m","origin":"AI_EDITOR"},
-                       "assistantResponseMessage":{"content":"b"}}"#;
-        assert!(serde_json::from_str::<HistoryEntry>(both).is_err());
-    }
-
-    #[test]
-    fn image_formats_from_media_types() {
-        assert_eq!(
-            ImageFormat::from_media_type("image/png"),
-            Some(ImageFormat::Png)
-        );
-        assert_eq!(
-            ImageFormat::from_media_type("image/jpg"),
-            Some(ImageFormat::Jpeg)
-        );
-        assert_eq!(
-            ImageFormat::from_media_type("IMAGE/JPEG; q=1"),
-            Some(ImageFormat::Jpeg)
-        );
-        assert_eq!(
-            ImageFormat::from_media_type("image/webp"),
-            Some(ImageFormat::Webp)
-        );
-        assert_eq!(
-            ImageFormat::from_media_type("image/gif"),
-            Some(ImageFormat::Gif)
-        );
-        assert_eq!(ImageFormat::from_media_type("image/bmp"), None);
-        assert_eq!(ImageFormat::from_media_type("text/png"), None);
-        assert_eq!(ImageFormat::from_media_type("png"), None);
-        assert_eq!(ImageFormat::Jpeg.as_str(), "jpeg");
+        out.push(b'}');
     }
 }
+
+impl ConversationState {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"chatTriggerType\":");
+        write_str(out, self.chat_trigger_type.as_str());
+        out.extend_from_slice(b",\"conversationId\":");
+        write_str(out, &self.conversation_id);
+        if !self.history.is_empty() {
+            out.extend_from_slice(b",\"history\":");
+            write_list(out, &self.history, HistoryEntry::write_json);
+        }
+        out.extend_from_slice(b",\"currentMessage\":{\"userInputMessage\":");
+        self.current_message.user_input_message.write_json(out);
+        out.extend_from_slice(b"}}");
+    }
+}
+
+impl HistoryEntry {
+    /// `{"userInputMessage":...}` or `{"assistantResponseMessage":...}`.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Self::User(message) => {
+                out.extend_from_slice(b"{\"userInputMessage\":");
+                message.write_json(out);
+            }
+            Self::Assistant(message) => {
+                out.extend_from_slice(b"{\"assistantResponseMessage\":");
+                message.write_json(out);
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+impl UserInputMessage {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"content\":");
+        self.content.write_json(out);
+        out.extend_from_slice(b",\"modelId\":");
+        write_str(out, &self.model_id);
+        out.extend_from_slice(b",\"origin\":");
+        write_str(out, &self.origin);
+        if !self.images.is_empty() {
+            out.extend_from_slice(b",\"images\":");
+            write_list(out, &self.images, ImageBlock::write_json);
+        }
+        if let Some(context) = &self.user_input_message_context {
+            out.extend_from_slice(b",\"userInputMessageContext\":");
+            context.write_json(out);
+        }
+        out.push(b'}');
+    }
+}
+
+impl ImageBlock {
+    /// `{"format":"png","source":{"bytes":"<base64>"}}`.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"format\":");
+        write_str(out, self.format.as_str());
+        out.extend_from_slice(b",\"source\":{\"bytes\":");
+        write_str(out, &self.source.bytes);
+        out.extend_from_slice(b"}}");
+    }
+}
+
+impl UserInputMessageContext {
+    /// Both members may be left out: an empty context is `{}`.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.push(b'{');
+        if !self.tools.is_empty() {
+            out.extend_from_slice(b"\"tools\":");
+            write_list(out, &self.tools, ToolEntry::write_json);
+        }
+        if !self.tool_results.is_empty() {
+            if !self.tools.is_empty() {
+                out.push(b',');
+            }
+            out.extend_from_slice(b"\"toolResults\":");
+            write_list(out, &self.tool_results, ToolResult::write_json);
+        }
+        out.push(b'}');
+    }
+}
+
+impl ToolEntry {
+    /// `{"toolSpecification":{"name":...,"description":...,"inputSchema":{"json":...}}}`.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        let specification = &self.tool_specification;
+        out.extend_from_slice(b"{\"toolSpecification\":{\"name\":");
+        write_str(out, &specification.name);
+        out.extend_from_slice(b",\"description\":");
+        write_str(out, &specification.description);
+        out.extend_from_slice(b",\"inputSchema\":{\"json\":");
+        write_value(out, &specification.input_schema.json);
+        out.extend_from_slice(b"}}}");
+    }
+}
+
+impl ToolResult {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"toolUseId\":");
+        write_str(out, &self.tool_use_id);
+        out.extend_from_slice(b",\"status\":");
+        write_str(out, self.status.as_str());
+        out.extend_from_slice(b",\"content\":");
+        write_list(out, &self.content, ToolResultContentBlock::write_json);
+        out.push(b'}');
+    }
+}
+
+impl ToolResultContentBlock {
+    /// `{"text":"..."}` or `{"json":...}`.
+    fn write_json(&self, out: &mut Vec<u8>) {
+        match self {
+            Self::Text(text) => {
+                out.extend_from_slice(b"{\"text\":");
+                write_str(out, text);
+            }
+            Self::Json(value) => {
+                out.extend_from_slice(b"{\"json\":");
+                write_value(out, value);
+            }
+        }
+        out.push(b'}');
+    }
+}
+
+impl AssistantResponseMessage {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"content\":");
+        write_str(out, &self.content);
+        if !self.tool_uses.is_empty() {
+            out.extend_from_slice(b",\"toolUses\":");
+            write_list(out, &self.tool_uses, ToolUse::write_json);
+        }
+        out.push(b'}');
+    }
+}
+
+impl ToolUse {
+    fn write_json(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(b"{\"toolUseId\":");
+        write_str(out, &self.tool_use_id);
+        out.extend_from_slice(b",\"name\":");
+        write_str(out, &self.name);
+        out.extend_from_slice(b",\"input\":");
+        write_value(out, &self.input);
+        out.push(b'}');
+    }
+}
+
+/// Appends `[item,item,...]`, each item by `write_item`.
+fn write_list<T>(out: &mut Vec<u8>, items: &[T], write_item: fn(&T, &mut Vec<u8>)) {
+    out.push(b'[');
+    for (index, item) in items.iter().enumerate() {
+        if index > 0 {
+            out.push(b',');
+        }
+        write_item(item, out);
+    }
+    out.push(b']');
+}
+
+/// Appends a JSON value as `serde_json` writes it.
+fn write_value(out: &mut Vec<u8>, value: &Value) {
+    // A `Value` always serializes (its keys are strings), and a `Vec` never
+    // fails a write.
+    let _ = serde_json::to_writer(&mut *out, value);
+}
+
+#[cfg(test)]
+#[path = "request_tests.rs"]
+mod tests;

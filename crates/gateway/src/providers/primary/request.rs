@@ -121,7 +121,7 @@ pub fn encode_request(
     // Sized for the text, some escapes and the envelope: grown from empty,
     // the buffer was reallocated and copied several times a request.
     let mut json = Vec::with_capacity(body.text_len() + body.text_len() / 8 + 1024);
-    serde_json::to_writer(&mut json, &body).map_err(GatewayError::internal)?;
+    body.write_json(&mut json);
     Ok(Bytes::from(json))
 }
 
