@@ -63,6 +63,9 @@ pub struct LogConfig {
     /// A `tracing` filter directive, e.g. `info` or `gateway=debug,info`.
     pub level: String,
     pub format: LogFormat,
+    /// Whether lines are also kept for the admins' live log stream: only a
+    /// full deployment has admins to read it (`logging::stream`).
+    pub live_stream: bool,
 }
 
 /// Internal timings that are not user settings; tests shorten them.
@@ -455,7 +458,11 @@ impl Config {
             cookie_secure,
             upstream,
             providers,
-            log: LogConfig { level, format },
+            log: LogConfig {
+                level,
+                format,
+                live_stream: mode == GatewayMode::Full,
+            },
             runtime,
             tuning: Tuning::default(),
         })

@@ -1,8 +1,9 @@
 //! Logging: the `tracing` subscriber (`LOG_LEVEL` as filter, `LOG_FORMAT=json`
 //! for JSON lines) and the masking every logged body or header goes through,
 //! whatever `DEBUG_MODE` says: API keys, tokens, secrets, passwords,
-//! authorization and cookie values never reach the log. Every line is also
-//! kept for the admins' live log stream ([`stream`]).
+//! authorization and cookie values never reach the log. In a full
+//! deployment every line is also kept for the admins' live log stream
+//! ([`stream`]).
 
 pub mod access_note;
 #[cfg(test)]
@@ -31,7 +32,9 @@ pub fn init(config: &LogConfig) {
         .with_env_filter(filter)
         .with_ansi(ansi)
         .with_target(true);
-    // Every line also goes to the admin log stream's ring (`stream`).
+    // In a full deployment every line also goes to the admin log stream's
+    // ring (`stream`); proxy mode has no admins, so no line is kept for them.
+    let stream = config.live_stream.then_some(stream::StreamLayer);
     let result = match config.format {
         LogFormat::Json => builder
             .json()
@@ -39,18 +42,18 @@ pub fn init(config: &LogConfig) {
             .with_current_span(true)
             .with_span_list(false)
             .finish()
-            .with(stream::StreamLayer)
+            .with(stream)
             .try_init(),
         LogFormat::Text if ansi => builder
             .fmt_fields(text_fields::TextFields)
             .finish()
-            .with(stream::StreamLayer)
+            .with(stream)
             .try_init(),
         LogFormat::Text => builder
             .fmt_fields(text_fields::TextFields)
             .event_format(text_line::TextLine)
             .finish()
-            .with(stream::StreamLayer)
+            .with(stream)
             .try_init(),
     };
     // Already installed (a second server in the same test process): keep the first.
