@@ -80,27 +80,31 @@ pub fn write_response(resp: &ChatResponse, meta: &ResponseMeta, out: &mut Vec<u8
     out.extend_from_slice(b",\"type\":\"message\",\"role\":\"assistant\",\"content\":[");
     let mut first = true;
     for part in &resp.content {
-        let open: &[u8] = if first { b"{\"type\":" } else { b",{\"type\":" };
+        let Some(kind) = block_type(part) else {
+            continue;
+        };
+        if !first {
+            out.push(b',');
+        }
+        first = false;
+        out.extend_from_slice(b"{\"type\":");
+        json::write_str(out, kind);
         match part {
-            ContentPart::Text { text, .. } if text.is_empty() => continue,
             ContentPart::Text { text, .. } => {
-                out.extend_from_slice(open);
-                out.extend_from_slice(b"\"text\",\"text\":");
+                out.extend_from_slice(b",\"text\":");
                 json::write_str(out, text);
             }
             ContentPart::Thinking {
                 thinking,
                 signature,
             } => {
-                out.extend_from_slice(open);
-                out.extend_from_slice(b"\"thinking\",\"thinking\":");
+                out.extend_from_slice(b",\"thinking\":");
                 json::write_str(out, thinking);
                 out.extend_from_slice(b",\"signature\":");
                 json::write_str(out, signature.as_deref().unwrap_or_default());
             }
             ContentPart::RedactedThinking { data } => {
-                out.extend_from_slice(open);
-                out.extend_from_slice(b"\"redacted_thinking\",\"data\":");
+                out.extend_from_slice(b",\"data\":");
                 json::write_str(out, data);
             }
             ContentPart::ToolUse {
@@ -108,8 +112,7 @@ pub fn write_response(resp: &ChatResponse, meta: &ResponseMeta, out: &mut Vec<u8
                 name,
                 arguments,
             } => {
-                out.extend_from_slice(open);
-                out.extend_from_slice(b"\"tool_use\",\"id\":");
+                out.extend_from_slice(b",\"id\":");
                 json::write_str(out, id);
                 out.extend_from_slice(b",\"name\":");
                 json::write_str(out, name);
@@ -117,10 +120,9 @@ pub fn write_response(resp: &ChatResponse, meta: &ResponseMeta, out: &mut Vec<u8
                 // A `Value` always serializes.
                 let _ = serde_json::to_writer(&mut *out, &arguments_object(arguments));
             }
-            ContentPart::Image(_) | ContentPart::ToolResult { .. } => continue,
+            ContentPart::Image(_) | ContentPart::ToolResult { .. } => {}
         }
         out.push(b'}');
-        first = false;
     }
     out.extend_from_slice(b"],\"model\":");
     json::write_str(out, &meta.model);
@@ -145,6 +147,19 @@ pub fn write_response(resp: &ChatResponse, meta: &ResponseMeta, out: &mut Vec<u8
     out.extend_from_slice(b",\"output_tokens\":");
     json::write_uint(out, resp.usage.output_tokens.unwrap_or(0));
     out.extend_from_slice(b"}}");
+}
+
+/// The `type` of the block an answer's part becomes; `None` for what an
+/// answer leaves out (empty text; images and tool results are inputs only).
+fn block_type(part: &ContentPart) -> Option<&'static str> {
+    match part {
+        ContentPart::Text { text, .. } if text.is_empty() => None,
+        ContentPart::Text { .. } => Some("text"),
+        ContentPart::Thinking { .. } => Some("thinking"),
+        ContentPart::RedactedThinking { .. } => Some("redacted_thinking"),
+        ContentPart::ToolUse { .. } => Some("tool_use"),
+        ContentPart::Image(_) | ContentPart::ToolResult { .. } => None,
+    }
 }
 
 /// A provider's whole answer as the events its stream would have carried:
