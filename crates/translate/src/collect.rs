@@ -261,10 +261,8 @@ impl Collector {
 mod tests {
     use super::*;
 
-    #[test]
-    fn folds_thinking_text_and_parallel_tools_in_order() {
-        let mut c = Collector::new();
-        let events = vec![
+    fn mixed_events() -> Vec<ChatEvent> {
+        vec![
             ChatEvent::Start {
                 id: Some("m1".into()),
                 model: None,
@@ -304,8 +302,13 @@ mod tests {
                 output_tokens: Some(5),
                 ..Usage::default()
             }),
-        ];
-        for e in events {
+        ]
+    }
+
+    #[test]
+    fn folds_thinking_text_and_parallel_tools_in_order() {
+        let mut c = Collector::new();
+        for e in mixed_events() {
             c.push(e);
         }
         let r = c.finish().unwrap();
@@ -330,6 +333,17 @@ mod tests {
         assert!(
             matches!(&r.content[0], ContentPart::Thinking { signature: Some(s), .. } if s == "sig")
         );
+    }
+
+    #[test]
+    fn events_pushed_by_reference_fold_as_owned_ones() {
+        let mut owned = Collector::for_answer();
+        let mut borrowed = Collector::new();
+        for e in mixed_events() {
+            borrowed.push_ref(&e);
+            owned.push(e);
+        }
+        assert_eq!(borrowed.finish().unwrap(), owned.finish().unwrap());
     }
 
     #[test]
