@@ -2,6 +2,16 @@
 
 use crate::model::StopReason;
 
+/// The stop reason a client sees: `tool_use` when the answer called tools and
+/// the provider said `end_turn` (or nothing), else the provider's reason.
+pub(crate) fn final_stop_reason(reason: Option<&StopReason>, tool_calls: bool) -> StopReason {
+    match reason {
+        Some(StopReason::EndTurn) | None if tool_calls => StopReason::ToolUse,
+        Some(reason) => reason.clone(),
+        None => StopReason::EndTurn,
+    }
+}
+
 /// OpenAI `finish_reason` for a stop reason.
 pub fn to_openai(reason: &StopReason) -> &'static str {
     match reason {

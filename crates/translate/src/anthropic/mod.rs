@@ -28,7 +28,7 @@ pub use watch::StreamWatch;
 
 use serde_json::{Map, Value};
 
-use crate::model::{StopReason, Usage};
+use crate::model::Usage;
 
 /// See [`crate::fast_paths_agree`].
 pub(crate) fn fast_path_agrees(data: &str) -> Result<(), String> {
@@ -42,16 +42,6 @@ fn usage_from_stream(u: &wire::anthropic::StreamUsage) -> Usage {
         output_tokens: u.output_tokens,
         cache_read_tokens: u.cache_read_input_tokens,
         cache_write_tokens: u.cache_creation_input_tokens,
-    }
-}
-
-/// The stop reason a client sees: `tool_use` when the answer called tools and
-/// the provider said `end_turn` (or nothing), else the provider's reason.
-fn final_stop_reason(reason: Option<&StopReason>, tool_calls: bool) -> StopReason {
-    match reason {
-        Some(StopReason::EndTurn) | None if tool_calls => StopReason::ToolUse,
-        Some(reason) => reason.clone(),
-        None => StopReason::EndTurn,
     }
 }
 

@@ -11,10 +11,11 @@
 use wire::anthropic as w;
 use wire::json;
 
-use super::{arguments_object, final_stop_reason};
+use super::arguments_object;
 use crate::collect::ChatResponse;
 use crate::model::{ChatEvent, ContentPart, Usage};
-use crate::{stop, ResponseMeta};
+use crate::stop::{self, final_stop_reason};
+use crate::ResponseMeta;
 
 /// The messages-format body for a collected answer.
 pub fn render_response(resp: &ChatResponse, meta: &ResponseMeta) -> w::MessagesResponse {

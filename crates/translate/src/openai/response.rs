@@ -36,9 +36,10 @@ pub fn render_response(resp: &ChatResponse, meta: &ResponseMeta) -> ChatCompleti
             _ => None,
         })
         .collect();
+    let has_tools = !tool_calls.is_empty();
     let text = resp.text();
     let thinking = resp.thinking();
-    let content = (!content_is_null(text.is_empty(), !tool_calls.is_empty())).then_some(text);
+    let content = (!content_is_null(text.is_empty(), has_tools)).then_some(text);
     let prompt = prompt_tokens(&resp.usage);
     let completion = resp.usage.output_tokens.unwrap_or(0);
     ChatCompletionResponse {
@@ -56,7 +57,7 @@ pub fn render_response(resp: &ChatResponse, meta: &ResponseMeta) -> ChatCompleti
                 tool_calls,
                 refusal: None,
             },
-            finish_reason: Some(finish_reason(resp).to_owned()),
+            finish_reason: Some(finish_reason(resp, has_tools).to_owned()),
         }],
         usage: Some(CompletionUsage {
             prompt_tokens: prompt,
@@ -123,7 +124,7 @@ pub fn write_response(resp: &ChatResponse, meta: &ResponseMeta, out: &mut Vec<u8
         out.push(b']');
     }
     out.extend_from_slice(b"},\"finish_reason\":");
-    json::write_str(out, finish_reason(resp));
+    json::write_str(out, finish_reason(resp, has_tools));
     let prompt = prompt_tokens(&resp.usage);
     let completion = resp.usage.output_tokens.unwrap_or(0);
     out.extend_from_slice(b"}],\"usage\":{\"prompt_tokens\":");
@@ -147,12 +148,11 @@ fn content_is_null(text_is_empty: bool, has_tools: bool) -> bool {
 
 /// The choice's `finish_reason`: `tool_calls` for an answer that ended its
 /// turn (or gave no reason) with tool calls.
-fn finish_reason(resp: &ChatResponse) -> &'static str {
-    match &resp.stop_reason {
-        None | Some(StopReason::EndTurn) if resp.has_tool_calls() => "tool_calls",
-        None => stop::to_openai(&StopReason::EndTurn),
-        Some(reason) => stop::to_openai(reason),
-    }
+fn finish_reason(resp: &ChatResponse, has_tools: bool) -> &'static str {
+    stop::to_openai(&stop::final_stop_reason(
+        resp.stop_reason.as_ref(),
+        has_tools,
+    ))
 }
 
 /// The events of a provider's non-streaming answer, in stream order:
